@@ -235,6 +235,12 @@ CoreTyCon *core_list_tycon(void);       /* [] with cons [] and : */
 CoreTyCon *core_unit_tycon(void);       /* () with con () */
 CoreTyCon *core_tuple_tycon(int n);     /* (,) ... for 2 <= n <= 7 (and up to 62) */
 void core_reset(void);
+/* The primitive type constructors, created on first use like the built-in types:
+ * "Int#", "Double#", "Char#", "Addr#", "World#" (unlifted) and "Integer" (lifted), all
+ * TC_PRIM of module Lz.Base; NULL for any other name. The type checker uses these for
+ * the primitive types declared in Lz.Base, so literal types (core_lit_type) match. */
+CoreTyCon *core_prim_tycon(const char *name);
+CoreType *core_lit_type(const CoreLit *l); /* Int#, Double#, Char#, Addr# or Integer */
 
 /* ---- constructors ------------------------------------------------------------------- */
 
@@ -271,9 +277,12 @@ void core_print_program(FILE *out, const CoreProgram *p);
 void core_print_expr(FILE *out, const CoreExpr *e);
 void core_print_type(FILE *out, const CoreType *t);
 char *core_type_to_string(const CoreType *t);
+/* One-line rendering, cut after about max_len characters (ending in "..."). */
+char *core_expr_to_string(const CoreExpr *e, int max_len);
 
 /* Checks every invariant above; reports each violation on stderr as
  * "core lint (after PASS): ..." and returns the number of violations. */
 int core_lint_program(const CoreProgram *p, const char *after_pass);
+void core_set_lint_stream(FILE *f); /* where lint reports go; NULL = stderr */
 
 #endif

@@ -387,5 +387,7 @@ void fe_print_pat(void *file, const FePat *p);
 void fe_print_type(void *file, const FeType *t);
 char *fe_expr_to_string(const FeExpr *e);
 char *fe_type_to_string(const FeType *t);
+char *fe_pat_to_string(const FePat *p);
+char *fe_decl_to_string(const FeDecl *d);
 
 #endif

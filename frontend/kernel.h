@@ -18,8 +18,18 @@
  *    functions; they may be partially applied).
  *  - K_CASE alternatives are all KA_CON of constructors of one type, or all KA_LIT of
  *    one literal kind (L_CHAR not allowed: Char is boxed, match C# then a
- *    L_PRIM_CHAR case), plus at most one KA_DEFAULT, which comes last. A K_CASE
- *    always evaluates its scrutinee (this is how bang patterns and seq are expressed).
+ *    L_PRIM_CHAR case), plus at most one KA_DEFAULT, which comes last.
+ *    (Kernel is untyped: for an ill-typed program, e.g. `f 'a' = 1; f [] = 2`, the
+ *    desugarer may emit constructors of different types, or literals and
+ *    constructors, against one scrutinee; the type checker reports the mismatch.)
+ *  - A K_CASE always evaluates its scrutinee (this is how bang patterns and seq are
+ *    expressed), except a case on the constructor of a newtype (one KA_CON alternative of a
+ *    TC_NEWTYPE type): matching a newtype constructor is irrefutable in Haskell
+ *    (`case undefined of N _ -> 1` is 1), so the type checker elaborates such a
+ *    case into a cast of the scrutinee, binding the alternative's variable to it,
+ *    without evaluating anything.
+ *  - A K_CASE binder (K_CASE var), when present, is bound to the evaluated scrutinee
+ *    in all alternatives.
  *  - Literal alternatives use only the primitive kinds L_PRIM_INT, L_PRIM_CHAR,
  *    L_PRIM_DOUBLE; overloaded literal patterns have become (==) tests.
  *  - K_LET groups are recursive; the type checker splits them into strongly connected
@@ -121,5 +131,8 @@ KBind *k_bind(FeName *name, KExpr *rhs, LzSpan span);
 /* Printer (for --dump-kernel and tests). */
 void k_print_expr(void *file, const KExpr *e);
 void k_print_program(void *file, const KProgram *p);
+/* One-line renderings (braces and semicolons), used by tests. */
+char *k_expr_to_string(const KExpr *e);
+char *k_bind_to_string(const KBind *b);
 
 #endif

@@ -65,6 +65,9 @@ FeName *fe_builtin_unit(void);
 FeName *fe_builtin_tuple_tycon(int n);
 FeName *fe_builtin_tuple_con(int n);
 FeName *fe_builtin_arrow(void);
+/* Forget the built-in entities and fe_wired[] (they live in the arena): called by
+ * fe_rename_program at the start of every compilation. */
+void fe_builtin_reset(void);
 
 /* ---- renamer ---- */
 

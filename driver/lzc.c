@@ -1,0 +1,242 @@
+/* lzc.c — the compiler driver: reads GHC-style flags, runs the front end on the main
+ * module, lints the Core it produces, prints what the --dump flags ask for, and (once
+ * the back end exists) hands Core on to code generation.
+ *
+ * The idea: lzc is a thin shell around the stages' public headers, and its exit status
+ * tells apart whose fault a failure is: 0 success, 1 errors in the user's program
+ * (diagnostics were printed), 2 a feature that is not implemented yet, 3 an internal
+ * error (for example Core that fails lint). Flags follow GHC's spelling and wording
+ * (DESIGN.md "Command line"), because users already know them. The compilation runs on
+ * a thread with a large stack, so deeply nested (but valid) programs are limited by
+ * memory rather than by the default 8 MB C stack.
+ */
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../frontend/frontend.h"
+
+#ifndef LZ_STDLIB_DIR
+#define LZ_STDLIB_DIR "stdlib"
+#endif
+#define LZ_VERSION "0.1.0"
+
+enum { EXIT_USER_ERROR = 1, EXIT_NOT_IMPLEMENTED = 2, EXIT_INTERNAL = 3 };
+
+typedef struct Options {
+  int opt_level;
+  bool threaded, replay, prof, eventlog, debug_info;
+  bool dump_core, dump_stg, dump_llvm, no_lint;
+  const char *output;
+  const char *input;
+  FeOptions fe;
+} Options;
+
+static const char usage_hint[] = "Usage: For basic information, try the `--help' option.\n";
+
+static void print_help(void) {
+  printf("Usage: lzc [options] PROG.lz\n"
+         "\n"
+         "Compile the Lz program whose Main module is PROG.lz.\n"
+         "\n"
+         "Options:\n"
+         "  -O0 | -O1 | -O2      optimisation level (-O means -O1)\n"
+         "  -threaded            link with the threaded runtime (parallelism: +RTS -N)\n"
+         "  -replay              record/replay runtime (threaded + event log + thunk ids)\n"
+         "  -prof                profiling runtime (cost centres; +RTS -p)\n"
+         "  -fprof-auto          a cost centre on every binding\n"
+         "  -fprof-auto-top      a cost centre on every top-level binding\n"
+         "  -eventlog            runtime with the event log (+RTS -l)\n"
+         "  -g                   debug information\n"
+         "  -i DIR, -iDIR        also search DIR for imported modules\n"
+         "  -o FILE              name of the executable\n"
+         "  --dump-parse         print the parsed main module\n"
+         "  --dump-kernel        print the desugared kernel program\n"
+         "  --dump-core          print the Core program\n"
+         "  --dump-stg           print the STG program\n"
+         "  --dump-llvm          print the LLVM IR\n"
+         "  --no-lint            do not run the Core linter\n"
+         "  --print-libdir       print the standard library directory and exit\n"
+         "  --version            print the version and exit\n"
+         "  --help               print this help and exit\n"
+         "\n"
+         "The standard library is found in $LZ_STDLIB, else ../share/lz/stdlib next to\n"
+         "the lzc executable, else %s.\n"
+         "Exit status: 0 success, 1 errors in the program, 2 not implemented yet,\n"
+         "3 internal compiler error.\n",
+         LZ_STDLIB_DIR);
+}
+
+static bool is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* $LZ_STDLIB, else ../share/lz/stdlib next to the executable (an installed lzc), else
+ * the source tree's stdlib/ compiled in. */
+static const char *find_stdlib(void) {
+  const char *env = getenv("LZ_STDLIB");
+  if (env && *env) return env;
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) {
+      *slash = 0;
+      char *cand = lz_fmt("%s/../share/lz/stdlib", exe);
+      if (is_dir(cand)) return cand;
+    }
+  }
+  return LZ_STDLIB_DIR;
+}
+
+static int bad_usage(const char *msg, const char *arg) {
+  fprintf(stderr, "lzc: %s%s\n%s", msg, arg ? arg : "", usage_hint);
+  return EXIT_USER_ERROR;
+}
+
+/* Returns -1 to go on compiling, or an exit status. */
+static int parse_args(int argc, char **argv, Options *o) {
+  const char **dirs = LZ_NEW_ARRAY(const char *, argc);
+  o->opt_level = 0;
+  o->fe.include_dirs = dirs;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-?") == 0) {
+      print_help();
+      return 0;
+    } else if (strcmp(a, "--version") == 0) {
+      printf("The Lz Compiler, version %s\n", LZ_VERSION);
+      return 0;
+    } else if (strcmp(a, "--numeric-version") == 0) {
+      printf("%s\n", LZ_VERSION);
+      return 0;
+    } else if (strcmp(a, "--print-libdir") == 0) {
+      printf("%s\n", find_stdlib());
+      return 0;
+    } else if (strcmp(a, "-O0") == 0) {
+      o->opt_level = 0;
+    } else if (strcmp(a, "-O") == 0 || strcmp(a, "-O1") == 0) {
+      o->opt_level = 1;
+    } else if (strcmp(a, "-O2") == 0) {
+      o->opt_level = 2;
+    } else if (strcmp(a, "-threaded") == 0) {
+      o->threaded = true;
+    } else if (strcmp(a, "-replay") == 0) {
+      o->replay = true;
+    } else if (strcmp(a, "-prof") == 0) {
+      o->prof = true;
+    } else if (strcmp(a, "-fprof-auto") == 0) {
+      o->fe.prof_auto = true;
+    } else if (strcmp(a, "-fprof-auto-top") == 0) {
+      o->fe.prof_auto_top = true;
+    } else if (strcmp(a, "-eventlog") == 0) {
+      o->eventlog = true;
+    } else if (strcmp(a, "-g") == 0) {
+      o->debug_info = true;
+    } else if (strcmp(a, "--dump-parse") == 0) {
+      o->fe.dump_parse = true;
+    } else if (strcmp(a, "--dump-kernel") == 0) {
+      o->fe.dump_kernel = true;
+    } else if (strcmp(a, "--dump-core") == 0) {
+      o->dump_core = true;
+    } else if (strcmp(a, "--dump-stg") == 0) {
+      o->dump_stg = true;
+    } else if (strcmp(a, "--dump-llvm") == 0) {
+      o->dump_llvm = true;
+    } else if (strcmp(a, "--no-lint") == 0) {
+      o->no_lint = true;
+    } else if (strcmp(a, "-o") == 0 || strcmp(a, "-i") == 0) {
+      if (i + 1 >= argc) return bad_usage("missing argument for flag: ", a);
+      if (a[1] == 'o') o->output = argv[++i];
+      else dirs[o->fe.n_include_dirs++] = argv[++i];
+    } else if (strncmp(a, "-i", 2) == 0) {
+      dirs[o->fe.n_include_dirs++] = a + 2;
+    } else if (a[0] == '-' && a[1] != 0) {
+      return bad_usage("unrecognised flag: ", a);
+    } else if (o->input) {
+      fprintf(stderr, "lzc: only one input file is supported (got %s and %s)\n%s", o->input, a,
+              usage_hint);
+      return EXIT_USER_ERROR;
+    } else {
+      o->input = a;
+    }
+  }
+  if (!o->input) return bad_usage("no input files", NULL);
+  return -1;
+}
+
+static int compile(Options *o) {
+  if (access(o->input, R_OK) != 0) {
+    fprintf(stderr, "lzc: error: can't find file: %s\n", o->input);
+    return EXIT_USER_ERROR;
+  }
+  o->fe.stdlib_dir = find_stdlib();
+  o->fe.lint = !o->no_lint;
+  CoreProgram *core = fe_compile(o->input, &o->fe);
+  if (lz_error_count() > 0) return EXIT_USER_ERROR;
+  if (!core) {
+    fprintf(stderr, "lzc: internal error: the front end failed without reporting an error "
+                    "(please report)\n");
+    return EXIT_INTERNAL;
+  }
+  if (!o->no_lint && core_lint_program(core, "front end") > 0) {
+    fprintf(stderr, "lzc: internal error: Core lint failed (please report)\n");
+    return EXIT_INTERNAL;
+  }
+  if (o->dump_core) {
+    core_print_program(stdout, core);
+    fflush(stdout);
+  }
+  if (o->dump_stg || o->dump_llvm) {
+    fprintf(stderr, "lzc: %s is not implemented yet (use --dump-core)\n",
+            o->dump_stg ? "--dump-stg" : "--dump-llvm");
+    return EXIT_NOT_IMPLEMENTED;
+  }
+  if (!o->dump_core && !o->fe.dump_parse && !o->fe.dump_kernel) {
+    fprintf(stderr, "lzc: code generation is not implemented yet (use --dump-core)\n");
+    return EXIT_NOT_IMPLEMENTED;
+  }
+  return 0;
+}
+
+/* ---- running on a big stack ---------------------------------------------------------------- */
+
+enum { COMPILER_STACK = 512 << 20 }; /* reserved address space; touched only when used */
+
+typedef struct Job {
+  Options *o;
+  int status;
+} Job;
+
+static void *compile_thread(void *arg) {
+  Job *j = arg;
+  j->status = compile(j->o);
+  return NULL;
+}
+
+static int compile_on_big_stack(Options *o) {
+  Job j = {o, EXIT_INTERNAL};
+  pthread_attr_t attr;
+  pthread_t t;
+  if (pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, COMPILER_STACK) == 0 &&
+      pthread_create(&t, &attr, compile_thread, &j) == 0) {
+    pthread_join(t, NULL);
+    pthread_attr_destroy(&attr);
+    return j.status;
+  }
+  return compile(o); /* could not make the thread: use the normal stack */
+}
+
+int main(int argc, char **argv) {
+  Options o = {0};
+  int status = parse_args(argc, argv, &o);
+  if (status < 0) status = compile_on_big_stack(&o);
+  fflush(stdout);
+  return status;
+}
