@@ -230,7 +230,8 @@ void fe_tc_instance_heads(KProgram *k) {
     in->head = h->con;
     TcInst *old = fe_tc_lookup_inst(c, in->head);
     if (old) {
-      fe_tc_error(ki->span, "Duplicate instance declarations:\n  instance %s\n    -- Defined at %s\n  instance %s\n    -- Defined at %s",
+      /* GHC reports a duplicate at the first of the two declarations. */
+      fe_tc_error(old->span, "Duplicate instance declarations:\n  instance %s\n    -- Defined at %s\n  instance %s\n    -- Defined at %s",
                fe_tc_pred_str(c, old->head_type), lz_span_ghc(old->span),
                fe_tc_pred_str(c, in->head_type), lz_span_ghc(in->span));
       continue;
