@@ -230,7 +230,8 @@ typedef struct CoreProgram {
 
 /* ---- built-in types (list, unit, tuples, function arrow) ------------------------------- */
 
-/* Created on first use in each compilation (reset by lz_reset via core_reset). */
+/* Created on first use in each compilation; core_reset forgets them (call it after
+ * lz_reset, or at the start of a compilation: fe_compile does). */
 CoreTyCon *core_list_tycon(void);       /* [] with cons [] and : */
 CoreTyCon *core_unit_tycon(void);       /* () with con () */
 CoreTyCon *core_tuple_tycon(int n);     /* (,) ... for 2 <= n <= 7 (and up to 62) */

@@ -66,6 +66,7 @@ FeName *fe_name_new(FeNameKind kind, Sym occ, Sym module, LzSpan def) {
   n->kind = kind;
   n->occ = occ;
   n->module = module;
+  if (next_uniq == 0x7fffffff) next_uniq = 0; /* a very long fuzzing run: wrap, never overflow */
   n->uniq = ++next_uniq;
   n->def = def;
   n->assoc = ASSOC_LEFT;

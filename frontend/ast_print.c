@@ -176,18 +176,22 @@ static void type(Buf *b, const FeType *t) {
   }
 }
 
+/* "(C1 t1, C2 t2) => " or nothing */
+static void context(Buf *b, const FeQualType *q) {
+  if (!q || !q->ctx.len) return;
+  put(b, "(");
+  for (int i = 0; i < q->ctx.len; i++) {
+    if (i) put(b, ", ");
+    ident_prefix(b, &q->ctx.data[i].cls);
+    put(b, " ");
+    type(b, q->ctx.data[i].type);
+  }
+  put(b, ") => ");
+}
+
 static void qualtype(Buf *b, const FeQualType *q) {
   if (!q) return;
-  if (q->ctx.len) {
-    put(b, "(");
-    for (int i = 0; i < q->ctx.len; i++) {
-      if (i) put(b, ", ");
-      ident_prefix(b, &q->ctx.data[i].cls);
-      put(b, " ");
-      type(b, q->ctx.data[i].type);
-    }
-    put(b, ") => ");
-  }
+  context(b, q);
   type(b, q->type);
 }
 
@@ -626,14 +630,7 @@ static void decl(Buf *b, const FeDecl *d) {
   case D_CLASS:
   case D_INSTANCE:
     put(b, d->kind == D_CLASS ? "class " : "instance ");
-    if (d->sig && d->sig->ctx.len) {
-      FeQualType q = *d->sig;
-      q.type = NULL;
-      Buf c = {0};
-      qualtype(&c, &q);
-      put(b, finish(&c));
-      b->len--; /* drop the "?" of the missing type */
-    }
+    context(b, d->sig);
     ident_prefix(b, &d->name);
     put(b, " ");
     type(b, d->sig ? d->sig->type : NULL);

@@ -10,6 +10,7 @@
 static CoreProgram *run_pipeline(const char *path, const char *text, size_t len,
                                  const FeOptions *opts) {
   FeProgram prog = {0};
+  core_reset(); /* built-in Core types of a previous compilation lived in its arena */
   if (!fe_rename_program(path, text, len, opts, &prog) || lz_error_count() > 0) return NULL;
   if (opts->dump_parse)
     for (int i = 0; i < prog.modules.len; i++)

@@ -71,80 +71,6 @@ static LzSpan span_of(Lexer *L, const unsigned char *s, const unsigned char *e) 
   return sp;
 }
 
-/* ---- characters -------------------------------------------------------------------- */
-
-/* Decode one UTF-8 character at p (p < lim); returns its length, or 0 if invalid. */
-static int utf8_decode(const unsigned char *p, const unsigned char *lim, uint32_t *cp) {
-  unsigned c = p[0];
-  int n;
-  uint32_t v;
-  if (c < 0x80) {
-    *cp = c;
-    return 1;
-  } else if ((c & 0xE0) == 0xC0) {
-    n = 2, v = c & 0x1F;
-  } else if ((c & 0xF0) == 0xE0) {
-    n = 3, v = c & 0x0F;
-  } else if ((c & 0xF8) == 0xF0) {
-    n = 4, v = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (lim - p < n) return 0;
-  for (int i = 1; i < n; i++) {
-    if ((p[i] & 0xC0) != 0x80) return 0;
-    v = (v << 6) | (p[i] & 0x3F);
-  }
-  if ((n == 2 && v < 0x80) || (n == 3 && v < 0x800) || (n == 4 && v < 0x10000) || v > 0x10FFFF)
-    return 0;
-  *cp = v;
-  return n;
-}
-
-static const char *ascii_names[] = {"NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL",
-                                    "BS",  "HT",  "LF",  "VT",  "FF",  "CR",  "SO",  "SI",
-                                    "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB",
-                                    "CAN", "EM",  "SUB", "ESC", "FS",  "GS",  "RS",  "US"};
-
-/* A character as Haskell's `show` writes it, e.g. 'q', '\n', '\SOH', '\8203'. */
-static const char *show_char(uint32_t c) {
-  switch (c) {
-  case '\n': return "'\\n'";
-  case '\t': return "'\\t'";
-  case '\r': return "'\\r'";
-  case '\\': return "'\\\\'";
-  case '\'': return "'\\''";
-  case 7: return "'\\a'";
-  case 8: return "'\\b'";
-  case 12: return "'\\f'";
-  case 11: return "'\\v'";
-  case 127: return "'\\DEL'";
-  }
-  if (c < 32) return lz_fmt("'\\%s'", ascii_names[c]);
-  if (c < 127) return lz_fmt("'%c'", (char)c);
-  return lz_fmt("'\\%u'", (unsigned)c);
-}
-
-typedef LZ_VEC(char) CharBuf;
-
-static void encode_utf8(CharBuf *out, uint32_t c) {
-  if (c < 0x80) {
-    LZ_PUSH(*out, (char)c);
-  } else if (c < 0x800) {
-    LZ_PUSH(*out, (char)(0xC0 | (c >> 6)));
-    LZ_PUSH(*out, (char)(0x80 | (c & 0x3F)));
-  } else if (c < 0x10000) {
-    LZ_PUSH(*out, (char)(0xE0 | (c >> 12)));
-    LZ_PUSH(*out, (char)(0x80 | ((c >> 6) & 0x3F)));
-    LZ_PUSH(*out, (char)(0x80 | (c & 0x3F)));
-  } else {
-    LZ_PUSH(*out, (char)(0xF0 | (c >> 18)));
-    LZ_PUSH(*out, (char)(0x80 | ((c >> 12) & 0x3F)));
-    LZ_PUSH(*out, (char)(0x80 | ((c >> 6) & 0x3F)));
-    LZ_PUSH(*out, (char)(0x80 | (c & 0x3F)));
-  }
-}
-
 /* ---- emitting tokens ---------------------------------------------------------------- */
 
 static Token *emit(Lexer *L, TokKind kind, const unsigned char *s, const unsigned char *e) {
@@ -181,81 +107,10 @@ static void lit_error(Lexer *L, const unsigned char *at) {
     return;
   }
   uint32_t c;
-  int n = utf8_decode(at, L->lim, &c);
+  int n = fe_lex_utf8_decode(at, L->lim, &c);
   if (!n) c = *at, n = 1;
   lex_error(L, at, at + n,
-            lz_fmt("lexical error in string/character literal at character %s", show_char(c)));
-}
-
-/* ---- numbers -------------------------------------------------------------------------- */
-
-/* Decimal digits (no leading zeros, "0" for zero) of the number written in `base`. */
-static const char *to_decimal(const unsigned char *s, int n, int base) {
-  while (n > 1 && *s == '0') s++, n--;
-  if (base == 10) return lz_strndup((const char *)s, (size_t)n);
-  /* little-endian limbs of 10^9, fed a few digits at a time */
-  int cap = n + 2;
-  uint32_t *limb = lz_alloc(sizeof(uint32_t) * (size_t)cap);
-  int nl = 0;
-  int i = 0;
-  while (i < n) {
-    uint64_t mul = 1, add = 0;
-    for (int k = 0; k < 6 && i < n; k++, i++) {
-      int d = s[i] <= '9' ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10;
-      mul *= (uint64_t)base;
-      add = add * (uint64_t)base + (uint64_t)d;
-    }
-    uint64_t carry = add;
-    for (int j = 0; j < nl; j++) {
-      uint64_t v = (uint64_t)limb[j] * mul + carry;
-      limb[j] = (uint32_t)(v % 1000000000u);
-      carry = v / 1000000000u;
-    }
-    while (carry) {
-      limb[nl++] = (uint32_t)(carry % 1000000000u);
-      carry /= 1000000000u;
-    }
-  }
-  if (nl == 0) return "0";
-  char *out = lz_alloc((size_t)nl * 9 + 1);
-  int len = sprintf(out, "%u", (unsigned)limb[nl - 1]);
-  for (int j = nl - 2; j >= 0; j--) len += sprintf(out + len, "%09u", (unsigned)limb[j]);
-  return out;
-}
-
-static void set_int_value(FeLit *lit) {
-  const char *d = lit->digits;
-  size_t n = strlen(d);
-  lit->fits = n < 19 || (n == 19 && strcmp(d, "9223372036854775807") <= 0);
-  if (lit->fits) lit->i = strtoll(d, NULL, 10);
-}
-
-static void make_float(FeLit *lit, const unsigned char *s, const unsigned char *e) {
-  CharBuf mant = {0};
-  const unsigned char *p = s;
-  int frac = 0;
-  for (; p < e && *p >= '0' && *p <= '9'; p++) LZ_PUSH(mant, (char)*p);
-  if (p < e && *p == '.')
-    for (p++; p < e && *p >= '0' && *p <= '9'; p++) {
-      LZ_PUSH(mant, (char)*p);
-      frac++;
-    }
-  long ex = 0;
-  if (p < e && (*p == 'e' || *p == 'E')) {
-    p++;
-    int sign = 1;
-    if (*p == '+' || *p == '-') sign = *p++ == '-' ? -1 : 1;
-    for (; p < e && *p >= '0' && *p <= '9'; p++)
-      if (ex < 100000000) ex = ex * 10 + (*p - '0');
-    ex *= sign;
-  }
-  LZ_PUSH(mant, 0);
-  const char *m = mant.data;
-  while (m[0] == '0' && m[1]) m++;
-  lit->mantissa = m;
-  lit->exp10 = (int)(ex - frac);
-  char *txt = lz_strndup((const char *)s, (size_t)(e - s));
-  lit->d = strtod(txt, NULL);
+            lz_fmt("lexical error in string/character literal at character %s", fe_lex_show_char(c)));
 }
 
 /* ---- escapes ------------------------------------------------------------------------ */
@@ -302,7 +157,7 @@ static long lex_escape(Lexer *L, const unsigned char **pp, bool in_string) {
     /* longest ASCII control name first (SOH before SO) */
     for (int len = 3; len >= 2; len--) {
       for (int i = 0; i < 34; i++) {
-        const char *nm = i < 32 ? ascii_names[i] : i == 32 ? "SP" : "DEL";
+        const char *nm = i < 32 ? fe_lex_ascii_names[i] : i == 32 ? "SP" : "DEL";
         if ((int)strlen(nm) == len && lim - p >= len && memcmp(p, nm, (size_t)len) == 0) {
           *pp = p + len;
           return i < 32 ? i : i == 32 ? ' ' : 127;
@@ -331,7 +186,7 @@ static long lex_escape(Lexer *L, const unsigned char **pp, bool in_string) {
     v = v * base + d;
     if (v > 0x10FFFF) {
       lex_error(L, p, p + 1, lz_fmt("numeric escape sequence out of range at character %s",
-                                    show_char(*p)));
+                                    fe_lex_show_char(*p)));
       return -1;
     }
   }
@@ -345,7 +200,7 @@ static long lex_escape(Lexer *L, const unsigned char **pp, bool in_string) {
 
 /* A character or string literal body starting after the opening quote at *pp.
  * Strings: decoded into out. Returns false after an error. */
-static bool lex_literal_body(Lexer *L, const unsigned char **pp, char quote, CharBuf *out,
+static bool lex_literal_body(Lexer *L, const unsigned char **pp, char quote, FeCharBuf *out,
                              uint32_t *one) {
   const unsigned char *p = *pp;
   int count = 0;
@@ -359,7 +214,7 @@ static bool lex_literal_body(Lexer *L, const unsigned char **pp, char quote, Cha
       break;
     }
     if (quote == '\'' && count == 1) { /* 'ab' */
-      lex_error(L, *pp - 1, *pp, lz_fmt("lexical error at character %s", show_char('\'')));
+      lex_error(L, *pp - 1, *pp, lz_fmt("lexical error at character %s", fe_lex_show_char('\'')));
       return false;
     }
     long c;
@@ -370,7 +225,7 @@ static bool lex_literal_body(Lexer *L, const unsigned char **pp, char quote, Cha
       if (c == -2) continue;
     } else {
       uint32_t cp;
-      int n = utf8_decode(p, L->lim, &cp);
+      int n = fe_lex_utf8_decode(p, L->lim, &cp);
       if (!n || cp < 32 || cp == 127) {
         lit_error(L, p);
         return false;
@@ -378,7 +233,7 @@ static bool lex_literal_body(Lexer *L, const unsigned char **pp, char quote, Cha
       p += n;
       c = (long)cp;
     }
-    if (out) encode_utf8(out, (uint32_t)c);
+    if (out) fe_lex_encode_utf8(out, (uint32_t)c);
     *one = (uint32_t)c;
     count++;
   }
@@ -606,13 +461,13 @@ static void number_token(Lexer *L, int act, const unsigned char *s, bool negativ
   const unsigned char *e = L->cur;
   if (act == A_FLOAT) {
     lit.kind = L_FRAC;
-    make_float(&lit, s + negative, e);
+    fe_lex_make_float(&lit, s + negative, e);
   } else {
     lit.kind = L_INT;
-    if (act == A_HEX) lit.digits = to_decimal(s + negative + 2, (int)(e - s - negative - 2), 16);
-    else if (act == A_OCT) lit.digits = to_decimal(s + negative + 2, (int)(e - s - negative - 2), 8);
-    else lit.digits = to_decimal(s + negative, (int)(e - s - negative), 10);
-    set_int_value(&lit);
+    if (act == A_HEX) lit.digits = fe_lex_to_decimal(s + negative + 2, (int)(e - s - negative - 2), 16);
+    else if (act == A_OCT) lit.digits = fe_lex_to_decimal(s + negative + 2, (int)(e - s - negative - 2), 8);
+    else lit.digits = fe_lex_to_decimal(s + negative, (int)(e - s - negative), 10);
+    fe_lex_set_int_value(&lit);
   }
   if (L->res->magic_hash && e < L->lim && *e == '#') {
     bool two = e + 1 < L->lim && e[1] == '#';
@@ -716,7 +571,7 @@ static void lex_all(Lexer *L) {
     case A_CHAR:
     case A_STRING: {
       const unsigned char *p = L->cur;
-      CharBuf buf = {0};
+      FeCharBuf buf = {0};
       uint32_t one = 0;
       if (!lex_literal_body(L, &p, act == A_CHAR ? '\'' : '"', act == A_STRING ? &buf : NULL,
                             &one))
@@ -751,9 +606,9 @@ static void lex_all(Lexer *L) {
     }
     default: { /* A_BAD */
       uint32_t c;
-      int n = utf8_decode(s, L->lim, &c);
+      int n = fe_lex_utf8_decode(s, L->lim, &c);
       if (!n) c = *s, n = 1;
-      lex_error(L, s, s + n, lz_fmt("lexical error at character %s", show_char(c)));
+      lex_error(L, s, s + n, lz_fmt("lexical error at character %s", fe_lex_show_char(c)));
       return;
     }
     }

@@ -219,25 +219,26 @@ static FeField infix_operand(Parser *p, FieldVec *items) {
 static void record_fields(Parser *p, FeConDecl *c) {
   c->record = true;
   fe_p_block_open(p);
-  while (!fe_p_at(p, T_RBRACE)) {
-    LZ_VEC(FeIdent) labels = {0};
+  if (!fe_p_at(p, T_RBRACE)) {
     do {
-      LZ_PUSH(labels, fe_p_var(p));
+      LZ_VEC(FeIdent) labels = {0};
+      do {
+        LZ_PUSH(labels, fe_p_var(p));
+      } while (fe_p_accept(p, T_COMMA));
+      fe_p_expect(p, T_DCOLON);
+      FeField f = {0};
+      if (at_bang(p)) {
+        fe_p_advance(p);
+        f.strict = true;
+        f.type = fe_p_atype(p);
+      } else {
+        f.type = fe_p_type(p);
+      }
+      for (int i = 0; i < labels.len; i++) {
+        f.label = labels.data[i];
+        LZ_PUSH(c->fields, f);
+      }
     } while (fe_p_accept(p, T_COMMA));
-    fe_p_expect(p, T_DCOLON);
-    FeField f = {0};
-    if (at_bang(p)) {
-      fe_p_advance(p);
-      f.strict = true;
-      f.type = fe_p_atype(p);
-    } else {
-      f.type = fe_p_type(p);
-    }
-    for (int i = 0; i < labels.len; i++) {
-      f.label = labels.data[i];
-      LZ_PUSH(c->fields, f);
-    }
-    if (!fe_p_accept(p, T_COMMA)) break;
   }
   fe_p_block_close(p, true);
 }
@@ -292,10 +293,11 @@ static FeConDecl *constr(Parser *p) {
 static void deriving(Parser *p, FeDecl *d) {
   fe_p_expect(p, T_DERIVING);
   if (fe_p_accept(p, T_LPAREN)) {
-    while (!fe_p_at(p, T_RPAREN)) {
-      if (p->tok.kind != T_CONID) fe_p_error(p);
-      LZ_PUSH(d->deriving, fe_p_ident(p));
-      if (!fe_p_accept(p, T_COMMA)) break;
+    if (!fe_p_at(p, T_RPAREN)) {
+      do {
+        if (p->tok.kind != T_CONID) fe_p_error(p);
+        LZ_PUSH(d->deriving, fe_p_ident(p));
+      } while (fe_p_accept(p, T_COMMA));
     }
     fe_p_expect(p, T_RPAREN);
   } else {
@@ -421,9 +423,10 @@ static FeDecl *default_decl(Parser *p) {
   FeDecl *d = fe_decl_new(D_DEFAULT, start);
   fe_p_advance(p);
   fe_p_expect(p, T_LPAREN);
-  while (!fe_p_at(p, T_RPAREN)) {
-    LZ_PUSH(d->types, fe_p_type(p));
-    if (!fe_p_accept(p, T_COMMA)) break;
+  if (!fe_p_at(p, T_RPAREN)) {
+    do {
+      LZ_PUSH(d->types, fe_p_type(p));
+    } while (fe_p_accept(p, T_COMMA));
   }
   fe_p_expect(p, T_RPAREN);
   d->span = fe_p_from(p, start);

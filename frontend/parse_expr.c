@@ -147,8 +147,11 @@ static FeExpr *bracket_exp(Parser *p) {
   } else if (fe_p_accept(p, T_BAR)) {
     e = fe_expr_new(E_COMP, start);
     e->e1 = first;
+    LzSpan quals = p->tok.span;
     FeStmtVec q = fe_p_quals(p);
     FE_VEC_SET(e->stmts, q);
+    if (fe_p_at(p, T_BAR))
+      fe_p_fail(p, fe_p_from(p, quals), "Unexpected parallel statement in a list comprehension\n  Use ParallelListComp");
   } else if (fe_p_accept(p, T_COMMA)) {
     FeExpr *second = fe_p_exp(p);
     if (fe_p_accept(p, T_DOTDOT)) {
@@ -199,13 +202,14 @@ static FeExpr *aexp1(Parser *p) {
 /* fbinds = { [qvar = exp (, qvar = exp)*] }   (explicit braces) */
 static void field_binds(Parser *p, FeExpr *e) {
   fe_p_block_open(p);
-  while (!fe_p_at(p, T_RBRACE)) {
-    if (p->tok.kind != T_VARID) fe_p_error(p);
-    FeFieldBind fb = {.field = fe_p_ident(p)};
-    fe_p_expect(p, T_EQUAL);
-    fb.e = fe_p_exp(p);
-    LZ_PUSH(e->fields, fb);
-    if (!fe_p_accept(p, T_COMMA)) break;
+  if (!fe_p_at(p, T_RBRACE)) {
+    do {
+      if (p->tok.kind != T_VARID) fe_p_error(p);
+      FeFieldBind fb = {.field = fe_p_ident(p)};
+      fe_p_expect(p, T_EQUAL);
+      fb.e = fe_p_exp(p);
+      LZ_PUSH(e->fields, fb);
+    } while (fe_p_accept(p, T_COMMA));
   }
   fe_p_block_close(p, true);
 }

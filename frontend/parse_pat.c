@@ -44,13 +44,14 @@ void fe_p_check_bangs(Parser *p) {
 /* fpats = { [qvar = pat (, qvar = pat)*] }   (explicit braces) */
 static void field_pats(Parser *p, FePat *q) {
   fe_p_block_open(p);
-  while (!fe_p_at(p, T_RBRACE)) {
-    if (p->tok.kind != T_VARID) fe_p_error(p);
-    FeFieldPat fp = {.field = fe_p_ident(p)};
-    fe_p_expect(p, T_EQUAL);
-    fp.pat = fe_p_pat(p);
-    LZ_PUSH(q->fields, fp);
-    if (!fe_p_accept(p, T_COMMA)) break;
+  if (!fe_p_at(p, T_RBRACE)) {
+    do {
+      if (p->tok.kind != T_VARID) fe_p_error(p);
+      FeFieldPat fp = {.field = fe_p_ident(p)};
+      fe_p_expect(p, T_EQUAL);
+      fp.pat = fe_p_pat(p);
+      LZ_PUSH(q->fields, fp);
+    } while (fe_p_accept(p, T_COMMA));
   }
   fe_p_block_close(p, true);
 }

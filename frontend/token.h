@@ -99,6 +99,16 @@ typedef struct FeLexResult {
  * warnings (unsupported LANGUAGE extensions) directly. */
 FeLexResult fe_lex(LzSource *src);
 
+/* Helpers of the lexer (lex_util.c). */
+typedef LZ_VEC(char) FeCharBuf;
+int fe_lex_utf8_decode(const unsigned char *p, const unsigned char *lim, uint32_t *cp); /* 0: invalid */
+const char *fe_lex_show_char(uint32_t c); /* as Haskell's show: 'q', '\n', '\SOH', '\8203' */
+void fe_lex_encode_utf8(FeCharBuf *out, uint32_t c);
+const char *fe_lex_to_decimal(const unsigned char *s, int n, int base); /* digits of any size */
+void fe_lex_set_int_value(FeLit *lit);                                   /* i and fits from digits */
+void fe_lex_make_float(FeLit *lit, const unsigned char *s, const unsigned char *e);
+extern const char *const fe_lex_ascii_names[32]; /* NUL SOH ... US */
+
 /* Printable description of a token for "parse error on input ‘...’". */
 const char *fe_token_text(const Token *t);
 

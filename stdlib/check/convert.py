@@ -87,6 +87,9 @@ def convert_lib_file(text, mod, mods):
     text = "{-# LANGUAGE RebindableSyntax #-}\n" + "\n".join(out)
     text = rename_modules(text, mods)
     if mod == "Lz.Base":
+        # the types LzShim provides must be exported as if Lz.Base defined them
+        text = text.replace("module LzLib.Lz.Base where",
+                            "module LzLib.Lz.Base (module LzLib.Lz.Base, module LzShim) where", 1)
         text = add_import(text, "import LzShim\nimport qualified LzShim")
     else:
         text = add_import(text, "import LzShim (ifThenElse)\nimport qualified LzShim")
