@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../frontend/frontend.h"
+#include "../stg/stg.h"
 
 #ifndef LZ_STDLIB_DIR
 #define LZ_STDLIB_DIR "stdlib"
@@ -193,12 +194,23 @@ static int compile(Options *o) {
     core_print_program(stdout, core);
     fflush(stdout);
   }
-  if (o->dump_stg || o->dump_llvm) {
-    fprintf(stderr, "lzc: %s is not implemented yet (use --dump-core)\n",
-            o->dump_stg ? "--dump-stg" : "--dump-llvm");
+  /* ---- STG (stg/): Core -> STG, linted like Core ---------------------------------------- */
+  if (o->dump_stg) {
+    StgProgram *stg = stg_from_core(core);
+    if (!stg) return lz_error_count() > 0 ? EXIT_USER_ERROR : EXIT_INTERNAL;
+    if (!o->no_lint && stg_lint_program(stg, "core to stg") > 0) {
+      fprintf(stderr, "lzc: internal error: STG lint failed (please report)\n");
+      return EXIT_INTERNAL;
+    }
+    stg_print_program(stdout, stg);
+    fflush(stdout);
+  }
+  /* ---- end of STG ---------------------------------------------------------------------- */
+  if (o->dump_llvm) {
+    fprintf(stderr, "lzc: --dump-llvm is not implemented yet (use --dump-core)\n");
     return EXIT_NOT_IMPLEMENTED;
   }
-  if (!o->dump_core && !o->fe.dump_parse && !o->fe.dump_kernel) {
+  if (!o->dump_core && !o->dump_stg && !o->fe.dump_parse && !o->fe.dump_kernel) {
     fprintf(stderr, "lzc: code generation is not implemented yet (use --dump-core)\n");
     return EXIT_NOT_IMPLEMENTED;
   }

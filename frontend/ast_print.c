@@ -147,12 +147,13 @@ static void type(Buf *b, const FeType *t) {
     const FeType *h = t;
     int n = 0;
     while (h->kind == TY_APP) h = h->left, n++;
-    Sym hn = h->kind == TY_CON ? h->id.name : NULL;
-    if (hn && !h->id.ref && strcmp(hn, "[]") == 0 && n == 1) {
+    /* special syntax: unresolved, or resolved to a built-in (module-less) name */
+    Sym hn = h->kind != TY_CON ? NULL : !h->id.ref ? h->id.name : h->id.ref->module ? NULL : h->id.ref->occ;
+    if (hn && strcmp(hn, "[]") == 0 && n == 1) {
       put(b, "[");
       type(b, t->right);
       put(b, "]");
-    } else if (hn && !h->id.ref && hn[0] == '(' && hn[1] == ',' && (int)strlen(hn) == n + 1) {
+    } else if (hn && hn[0] == '(' && hn[1] == ',' && (int)strlen(hn) == n + 1) {
       const FeType *args[64];
       if (n > 64) goto plain;
       const FeType *a = t;
@@ -417,6 +418,8 @@ static void expr(Buf *b, const FeExpr *e) {
     break;
   case E_LAM:
     put(b, "(\\");
+    /* `\~p` and `\!p` would lex as one operator */
+    if (e->pats.len && (e->pats.data[0]->kind == P_LAZY || e->pats.data[0]->kind == P_BANG)) put(b, " ");
     pats(b, (const FePat *const *)e->pats.data, e->pats.len, " ");
     put(b, " -> ");
     expr(b, e->e1);

@@ -36,6 +36,7 @@ typedef struct Conv {
   const CoreProgram *core;
   StgMap env;       /* Core uniq -> StgAtom* */
   StgMap integers;  /* interned literal text -> StgVar* of its top-level CAF */
+  StgMap nullary;   /* CoreDataCon* -> StgVar* of its shared static closure */
   StgVar *top;      /* the top-level binding being converted (for names of floats) */
   int depth;
   bool too_deep;
@@ -194,6 +195,21 @@ static StgVar *integer_var(Conv *c, const CoreLit *l, LzSpan at) {
   return v;
 }
 
+/* ---- nullary constructors: one shared static closure each -------------------------------- */
+
+static StgVar *nullary_var(Conv *c, CoreDataCon *con, LzSpan at) {
+  StgVar *v = stg_map_get(&c->nullary, (uint64_t)(uintptr_t)con);
+  if (v) return v;
+  v = stg_var_new(c->p, con->name, core_fresh_uniq(), STG_P, con->span);
+  v->global = true;
+  v->module = con->tycon ? con->tycon->module : NULL;
+  StgRhs *r = new_rhs(STG_CON, v, at);
+  r->con = con;
+  LZ_PUSH(c->p->binds, ((StgBind){v, r}));
+  stg_map_put(&c->nullary, (uint64_t)(uintptr_t)con, v);
+  return v;
+}
+
 /* ---- atoms ------------------------------------------------------------------------------ */
 
 /* An atom for `e` without floats, if it is one: a variable, a literal, realWorld#. */
@@ -218,12 +234,16 @@ static bool trivial_atom(Conv *c, CoreExpr *e, StgAtom *out) {
     *out = lit_int(0); /* World# is zero-width */
     return true;
   }
+  if (e->kind == CE_CON && e->nargs == 0 && e->con) {
+    *out = stg_atom_var(nullary_var(c, e->con, e->span));
+    return true;
+  }
   return false;
 }
 
 static bool is_atom_syntax(CoreExpr *e) {
   e = erase(e);
-  return e && (e->kind == CE_VAR || e->kind == CE_LIT ||
+  return e && (e->kind == CE_VAR || e->kind == CE_LIT || (e->kind == CE_CON && e->nargs == 0) ||
                (e->kind == CE_PRIMOP && e->primop == P_REALWORLD && e->nargs == 0));
 }
 
@@ -583,6 +603,16 @@ StgProgram *stg_from_core(const CoreProgram *core) {
   c->p = LZ_NEW(StgProgram);
   for (int i = 0; i < core->tycons.len; i++) LZ_PUSH(c->p->tycons, core->tycons.data[i]);
   prim_sigs(c->p, core);
+  /* global names shared by several bindings (instance methods, e.g. $c== of each Eq
+   * instance) get their unique appended, so every global has its own symbol */
+  StgMap names = {0}, shared = {0};
+  for (int g = 0; g < core->groups.len; g++)
+    for (int i = 0; i < core->groups.data[g].nbinds; i++) {
+      CoreVar *v = core->groups.data[g].binds[i].var;
+      if (!v) continue;
+      Sym key = lz_sym(lz_fmt("%s.%s", v->module ? v->module : "", v->name));
+      if (!stg_set_add(&names, (uint64_t)(uintptr_t)key)) stg_set_add(&shared, (uint64_t)(uintptr_t)key);
+    }
   /* every global is in scope everywhere (the code generator's statics) */
   for (int g = 0; g < core->groups.len; g++) {
     CoreBindGroup *grp = &core->groups.data[g];
@@ -590,11 +620,16 @@ StgProgram *stg_from_core(const CoreProgram *core) {
       CoreVar *v = grp->binds[i].var;
       if (!v) continue;
       if (stg_type_rep(v->type) == STG_P) {
-        bind_core_var(c, v);
+        StgVar *sv = bind_core_var(c, v);
+        Sym key = lz_sym(lz_fmt("%s.%s", v->module ? v->module : "", v->name));
+        if (stg_map_get(&shared, (uint64_t)(uintptr_t)key)) sv->name = lz_sym(lz_fmt("%s$%d", v->name, v->uniq));
         continue;
       }
+      /* an unlifted literal (or realWorld#): substituted at every use */
       CoreExpr *x = erase(grp->binds[i].rhs);
-      if (x && x->kind == CE_LIT && x->lit.kind != CL_INTEGER) bind_alias(c, v, stg_atom_lit(x->lit));
+      StgAtom a;
+      if (x && (x->kind == CE_LIT || x->kind == CE_PRIMOP) && trivial_atom(c, x, &a) && a.kind == SA_LIT)
+        bind_alias(c, v, a);
       else fail(c, v->span, "top-level binding of unlifted type is not supported: ‘", v->name);
     }
   }

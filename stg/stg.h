@@ -28,7 +28,8 @@
  *  - closures (StgRhs) appear only on the right of a let or a top-level binding. A
  *    closure's free variables (fvs) are exactly the local, non-LNE variables its code
  *    mentions (globals are static, never free), each once, in order of first
- *    occurrence; top-level closures have none;
+ *    occurrence; top-level closures have none. A closure's own binder is not among
+ *    them: inside its code it denotes the closure itself (the node, r1 on entry);
  *  - a let-no-escape binding (StgVar.lne, and the whole SE_LET has lne set: a let is
  *    either all closures or all LNE) is only ever *jumped to*: SE_APP with call
  *    STG_CALL_JUMP and exactly `arity` arguments (a nullary LNE is jumped to with zero
@@ -60,7 +61,9 @@
  * `integerFromInt# [n#]` when the value fits in 64 bits and
  * `integerFromDecAddr# ["digits"#]` otherwise; such a binding has rhs->integer set to
  * the literal, so the code generator may instead emit a static, already evaluated
- * Integer object. `realWorld#` in argument position becomes the literal 0# (World# is
+ * Integer object. A nullary constructor used as a value refers to its one shared static
+ * closure, a top-level STG_CON binding named after the constructor (in the module of its
+ * type). `realWorld#` in argument position becomes the literal 0# (World# is
  * zero-width).
  *
  * All STG lives in the compiler arena (support.h). Public names: stg_ / Stg.
@@ -97,8 +100,9 @@ struct StgVar {
   int id;          /* dense index 0..prog->nvars-1, for the back end's side tables */
   StgRep rep;
   bool global;     /* bound at top level (a static closure) */
-  Sym module;      /* global: defining module; NULL for compiler-generated globals,
-                      whose names are unique in the program */
+  Sym module;      /* global: defining module (NULL for Integer literals); globals are
+                      unique by module and name: generated ones contain `$`, and a
+                      name several Core globals share becomes name$uniq */
   bool lne;        /* bound by a let-no-escape */
   LzSpan span;     /* binding site */
   StgRhs *rhs;     /* the closure it is bound to (let and top-level binders); NULL for

@@ -184,7 +184,7 @@ static void lne_apply(Lne *L, StgExpr *e, int depth) {
       break;
     case SE_SCC: e = e->body; break;
     case SE_LET: {
-      int nlne = 0;
+      int nlne = 0, total = e->nbinds;
       for (int i = 0; i < e->nbinds; i++) {
         StgBind *b = &e->binds[i];
         bool lne = L->state[b->var->id] == CAND;
@@ -207,7 +207,7 @@ static void lne_apply(Lne *L, StgExpr *e, int depth) {
         e->nbinds = no;
         e->body = inner;
       }
-      e->lne = nlne == e->nbinds;
+      e->lne = nlne == total;
       for (int i = 0; i < e->nbinds; i++) lne_apply_rhs(L, e->binds[i].rhs, depth);
       e = e->body;
       break;
@@ -220,6 +220,7 @@ static void lne_apply(Lne *L, StgExpr *e, int depth) {
 
 typedef struct Coll {
   int id, level;
+  const StgVar *self; /* the closure's own binder: the node, not a free variable */
   LZ_VEC(StgVar *) vars;
 } Coll;
 
@@ -231,7 +232,7 @@ typedef struct Fv {
 } Fv;
 
 static void note(Fv *F, Coll *c, StgVar *v) {
-  if (!v || v->global || v->lne || F->level[v->id] >= c->level) return;
+  if (!v || v->global || v->lne || v == c->self || F->level[v->id] >= c->level) return;
   if (stg_set_add(&F->seen, ((uint64_t)(uint32_t)c->id << 32) | (uint32_t)(v->id + 1))) LZ_PUSH(c->vars, v);
 }
 
@@ -244,7 +245,7 @@ static void fv_expr(Fv *F, StgExpr *e, Coll *c, int level);
 
 /* The free variables of closure (or LNE right-hand side) r, whose binders are at `level`. */
 static void fv_rhs(Fv *F, StgRhs *r, int level) {
-  Coll c = {F->next_coll++, level, {0}};
+  Coll c = {F->next_coll++, level, r->var, {0}};
   for (int i = 0; i < r->arity; i++) F->level[r->params[i]->id] = level;
   if (r->kind == STG_CON) note_atoms(F, &c, r->args, r->nargs);
   else fv_expr(F, r->body, &c, level);

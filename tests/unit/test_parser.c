@@ -83,6 +83,7 @@ static void test_expressions(void **state) {
   assert_string_equal(pp("y = - x ^ 2"), "y = (- x ^ 2)");
   assert_string_equal(pp("z = {-# SCC \"z\" #-} f x + 1"), "z = ({-# SCC \"z\" #-} ((f x) + 1))");
   assert_string_equal(pp("z = {-# SCC z #-} \\y -> y"), "z = ({-# SCC \"z\" #-} (\\y -> y))");
+  assert_string_equal(pp("{-# LANGUAGE BangPatterns #-}\nl = \\ ~(a, b) !c _ -> a"), "l = (\\ ~(a, b) !c _ -> a)");
 }
 
 static void test_sections(void **state) {

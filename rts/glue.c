@@ -1,0 +1,246 @@
+/* glue.c — the runtime's own "compiled code": frames, indirections, blackholes, PAPs,
+ * generic application and evaluation.
+ *
+ * Every function here has the uniform LzCode type and leaves by a guaranteed tail call
+ * (LZ_JUMP, clang's musttail), exactly like generated code, so control never piles up on
+ * the C stack; only the stop frame returns, which ends lz_run's call. The decisions of
+ * generic application (arity check, PAP building, pushing apply frames for extra
+ * arguments) are made by an ordinary C helper that returns the next code to run and its
+ * registers (LzNext); the LzCode wrapper then tail-calls it. See Note [Back end and
+ * runtime ABI] (docs/notes/backend.md) for the conventions.
+ */
+#include <string.h>
+
+#include "rts_priv.h"
+
+LZ_FN(lz_update_frame_entry);
+LZ_FN(lz_stop_frame_entry);
+LZ_FN(lz_ap1_frame_entry);
+LZ_FN(lz_ap2_frame_entry);
+LZ_FN(lz_ap3_frame_entry);
+LZ_FN(lz_ind_entry);
+LZ_FN(lz_blackhole_entry);
+
+const LzInfo lz_update_frame_info = {lz_update_frame_entry, LZ_FRAME_UPDATE, 0, 0, 1, 0,
+                                     "update frame"};
+const LzInfo lz_stop_frame_info = {lz_stop_frame_entry, LZ_FRAME_STOP, 0, 0, 0, 0,
+                                   "stop frame"};
+const LzInfo lz_ap1_frame_info = {lz_ap1_frame_entry, LZ_FRAME_AP, 0, 0, 1, 0, "apply 1"};
+const LzInfo lz_ap2_frame_info = {lz_ap2_frame_entry, LZ_FRAME_AP, 0, 0, 2, 0, "apply 2"};
+const LzInfo lz_ap3_frame_info = {lz_ap3_frame_entry, LZ_FRAME_AP, 0, 0, 3, 0, "apply 3"};
+const LzInfo lz_ind_info = {lz_ind_entry, LZ_IND, 0, 0, 0, 0, "IND"};
+const LzInfo lz_blackhole_info = {lz_blackhole_entry, LZ_BLACKHOLE, 0, 0, 0, 0, "BLACKHOLE"};
+const LzInfo lz_pap_info = {lz_con_entry, LZ_PAP, 0, 0, 0, 0, "PAP"};
+const LzInfo lz_integer_small_info = {lz_con_entry, LZ_PRIM, 0, 0, 1, 0, "Integer"};
+const LzInfo lz_integer_big_info = {lz_con_entry, LZ_PRIM, 0, 0, 2, 0, "Integer"};
+const LzInfo lz_mutvar_info = {lz_con_entry, LZ_MUTVAR, 0, 0, 1, 0, "MutVar#"};
+
+static const LzInfo *const ap_frame_info[4] = {NULL, &lz_ap1_frame_info, &lz_ap2_frame_info,
+                                               &lz_ap3_frame_info};
+
+static inline LzWord *stack_check(LzCap *cap, LzWord *sp, LzWord need) {
+  if (sp - need < cap->sp_lim)
+    sp = lz_stack_grow(cap, sp, need);
+  return sp;
+}
+
+/* ---- frames ------------------------------------------------------------------------- */
+
+LZ_FN(lz_update_frame_entry) {
+  LzWord *thunk = (LzWord *)sp[1];
+  thunk[1] = r1; /* result first, then the info: a reader never sees IND without it */
+  __atomic_store_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_RELEASE);
+  sp += 2;
+  LZ_RETURN();
+}
+
+LZ_FN(lz_stop_frame_entry) {
+  LzThread *t = cap->tso;
+  t->sp = sp;
+  t->result = r1;
+  (void)r2, (void)r3, (void)r4;
+}
+
+LZ_FN(lz_ind_entry) {
+  r1 = LZ_UNTAG(r1)[1];
+  LZ_RETURN();
+}
+
+LZ_FN(lz_blackhole_entry) {
+  /* Vanilla: one thread, so any blackhole is ours — a thunk that needs its own value. */
+  lz_loop(cap);
+}
+
+/* Constructors (and PAPs, Integers) entered through an untagged pointer: return them
+ * tagged. */
+LZ_FN(lz_con_entry) {
+  const LzInfo *info = LZ_INFO(r1);
+  LzWord p = (LzWord)LZ_UNTAG(r1);
+  r1 = p | (info->type == LZ_CON ? LZ_CON_TAG(info->tag) : 1);
+  LZ_RETURN();
+}
+
+/* ---- evaluation --------------------------------------------------------------------- */
+
+LZ_FN(lz_eval) {
+  while (LZ_TAG(r1) == 0) {
+    const LzInfo *info = LZ_INFO(r1);
+    switch (info->type) {
+    case LZ_IND:
+      r1 = LZ_UNTAG(r1)[1];
+      continue;
+    case LZ_THUNK:
+    case LZ_BLACKHOLE:
+      LZ_JUMP(info->entry);
+    case LZ_CON:
+      r1 |= LZ_CON_TAG(info->tag);
+      break;
+    default:
+      r1 |= 1;
+      break;
+    }
+  }
+  LZ_RETURN();
+}
+
+LZ_FN(lz_yield_enter) {
+  cap->yield = 0;
+  LZ_ENTER();
+}
+
+LZ_FN(lz_yield_return) {
+  cap->yield = 0;
+  LZ_RETURN();
+}
+
+/* ---- generic application ------------------------------------------------------------ */
+
+typedef struct LzNext {
+  LzCode code;
+  LzWord *sp;
+  LzWord r1, r2, r3, r4;
+} LzNext;
+
+/* Apply f (any pointer) to k (1..3) arguments. */
+static LzNext apply(LzCap *cap, LzWord *sp, LzWord f, const LzWord *args, int k) {
+  LzNext n = {0};
+  for (;;) {
+    if (LZ_TAG(f) != 0)
+      break;
+    const LzInfo *info = LZ_INFO(f);
+    if (info->type == LZ_IND) {
+      f = LZ_UNTAG(f)[1];
+      continue;
+    }
+    if (info->type == LZ_THUNK || info->type == LZ_BLACKHOLE) {
+      /* Evaluate f first, under a frame that applies the result to the arguments. */
+      sp = stack_check(cap, sp, (LzWord)k + 1);
+      sp -= k + 1;
+      sp[0] = (LzWord)ap_frame_info[k];
+      memcpy(&sp[1], args, (size_t)k * sizeof(LzWord));
+      n.code = info->entry;
+      n.sp = sp;
+      n.r1 = f;
+      return n;
+    }
+    f |= 1; /* an untagged value: FUN or PAP */
+  }
+  LzWord *fp = LZ_UNTAG(f);
+  const LzInfo *info = (const LzInfo *)fp[0];
+  LzWord fun = f;
+  const LzWord *held = NULL;
+  LzWord m = 0;
+  if (info->type == LZ_PAP) {
+    fun = fp[1];
+    m = fp[2];
+    held = &fp[3];
+    info = LZ_INFO(fun);
+  }
+  if (info->type != LZ_FUN)
+    lz_internal_error("applying a value that is not a function (%s)",
+                      info->name ? info->name : "?");
+  LzWord arity = info->arity;
+  LzWord total = m + (LzWord)k;
+#define ARG(i) ((i) < m ? held[(i)] : args[(i) - m])
+  if (total < arity) {
+    LzWord *pap = lz_alloc_words(cap, 3 + total);
+    pap[0] = (LzWord)&lz_pap_info;
+    pap[1] = fun;
+    pap[2] = total;
+    for (LzWord i = 0; i < total; i++)
+      pap[3 + i] = ARG(i);
+    n.code = ((const LzInfo *)sp[0])->entry;
+    n.sp = sp;
+    n.r1 = (LzWord)pap | 1;
+    return n;
+  }
+  LzWord excess = total - arity; /* <= k <= 3 */
+  LzWord on_stack = arity > 3 ? arity - 3 : 0;
+  sp = stack_check(cap, sp, (excess ? excess + 1 : 0) + on_stack);
+  if (excess) {
+    sp -= excess + 1;
+    sp[0] = (LzWord)ap_frame_info[excess];
+    for (LzWord i = 0; i < excess; i++)
+      sp[1 + i] = args[(LzWord)k - excess + i];
+  }
+  for (LzWord i = arity; i-- > 3;)
+    *--sp = ARG(i);
+  n.code = info->entry;
+  n.sp = sp;
+  n.r1 = fun;
+  n.r2 = arity > 0 ? ARG(0) : 0;
+  n.r3 = arity > 1 ? ARG(1) : 0;
+  n.r4 = arity > 2 ? ARG(2) : 0;
+#undef ARG
+  return n;
+}
+
+#define GO(next)                                                                          \
+  do {                                                                                    \
+    LzNext n_ = (next);                                                                   \
+    sp = n_.sp, r1 = n_.r1, r2 = n_.r2, r3 = n_.r3, r4 = n_.r4;                           \
+    LZ_JUMP(n_.code);                                                                     \
+  } while (0)
+
+LZ_FN(lz_apply_1) {
+  LzWord a[1] = {r2};
+  GO(apply(cap, sp, r1, a, 1));
+}
+
+LZ_FN(lz_apply_2) {
+  LzWord a[2] = {r2, r3};
+  GO(apply(cap, sp, r1, a, 2));
+}
+
+LZ_FN(lz_apply_3) {
+  LzWord a[3] = {r2, r3, r4};
+  GO(apply(cap, sp, r1, a, 3));
+}
+
+/* Apply frames: r1 is the function just computed; the frame holds the arguments. */
+LZ_FN(lz_ap1_frame_entry) {
+  LzWord a[1] = {sp[1]};
+  GO(apply(cap, sp + 2, r1, a, 1));
+}
+
+LZ_FN(lz_ap2_frame_entry) {
+  LzWord a[2] = {sp[1], sp[2]};
+  GO(apply(cap, sp + 3, r1, a, 2));
+}
+
+LZ_FN(lz_ap3_frame_entry) {
+  LzWord a[3] = {sp[1], sp[2], sp[3]};
+  GO(apply(cap, sp + 4, r1, a, 3));
+}
+
+/* ---- running ------------------------------------------------------------------------ */
+
+LzWord lz_run(LzCap *cap, LzCode code, LzWord r1, LzWord r2, LzWord r3, LzWord r4) {
+  LzThread *t = cap->tso;
+  code(cap, t->sp, r1, r2, r3, r4);
+  return t->result;
+}
+
+LzWord *lz_thread_sp(LzCap *cap) {
+  return ((LzThread *)cap->tso)->sp;
+}

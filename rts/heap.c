@@ -1,0 +1,115 @@
+/* heap.c — the heap: Boehm GC set-up, the allocation slow path, heap exhaustion.
+ *
+ * Compiled code allocates inline from per-capability free lists (cap->fl[g], objects of
+ * g 16-byte granules, linked through word 0); this file refills them in batches with
+ * Boehm's GC_malloc_many, so the GC is not called once per object. Boehm keeps its
+ * default GC_all_interior_pointers mode (tagged pointers and pointers an optimiser
+ * derives stay valid roots); that mode adds one byte to every request, so a g-granule
+ * list is refilled with requests of 16*g - 1 bytes, which Boehm rounds to exactly g
+ * granules. Before a collection triggered from the slow path, the dead part of the
+ * running thread's stack (below sp) is cleared, so stale frames do not keep garbage
+ * alive. Heap exhaustion (Boehm's out-of-memory hook, or -M) ends the program as GHC
+ * does: "Heap exhausted;" and exit status 251.
+ */
+#include <string.h>
+
+#include "rts_priv.h"
+
+static bool gc_started;
+
+static void *oom_handler(size_t bytes) {
+  (void)bytes;
+  lz_heap_exhausted();
+}
+
+static void *gmp_alloc(size_t n) {
+  void *p = GC_MALLOC_ATOMIC(n);
+  if (!p)
+    lz_heap_exhausted();
+  return p;
+}
+
+static void *gmp_realloc(void *p, size_t old, size_t n) {
+  (void)old;
+  void *q = GC_REALLOC(p, n);
+  if (!q)
+    lz_heap_exhausted();
+  return q;
+}
+
+static void gmp_free(void *p, size_t n) {
+  (void)p, (void)n; /* limbs may be shared by Integer objects: let the GC decide */
+}
+
+/* Clear the words below the running thread's sp when a collection starts inside
+ * lz_alloc_slow (the only time the runtime knows the exact sp). */
+static void on_gc_event(GC_EventType ev) {
+  if (ev == GC_EVENT_START && lz_main_cap && lz_main_cap->rest && lz_main_cap->rest->gc_sp) {
+    LzThread *t = lz_main_cap->tso;
+    LzWord *sp = lz_main_cap->rest->gc_sp;
+    if (t && sp > t->stack && sp <= t->stack + t->stack_words)
+      memset(t->stack, 0, (size_t)(sp - t->stack) * sizeof(LzWord));
+  }
+  lz_stats_gc_event((int)ev);
+}
+
+void lz_gc_init(void) {
+  if (gc_started)
+    return;
+  gc_started = true;
+  GC_set_oom_fn(oom_handler);
+  GC_INIT();
+  GC_allow_register_threads(); /* the threaded way registers its capability threads */
+  if (lz_flags.max_heap_bytes)
+    GC_set_max_heap_size(lz_flags.max_heap_bytes);
+  GC_set_on_collection_event(on_gc_event);
+  mp_set_memory_functions(gmp_alloc, gmp_realloc, gmp_free);
+}
+
+void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
+  if (granules > LZ_FL_MAX || granules == 0) {
+    void *p = GC_MALLOC(granules ? granules * LZ_GRANULE_BYTES : LZ_GRANULE_BYTES);
+    if (!p)
+      lz_heap_exhausted();
+    return p;
+  }
+  cap->rest->gc_sp = sp;
+  void *list = GC_malloc_many(granules * LZ_GRANULE_BYTES - 1);
+  cap->rest->gc_sp = NULL;
+  if (!list)
+    lz_heap_exhausted();
+  cap->fl[granules] = GC_NEXT(list);
+  GC_NEXT(list) = NULL;
+  return list;
+}
+
+void *lz_alloc_words(LzCap *cap, size_t words) {
+  LzWord g = LZ_WORDS_TO_GRANULES(words ? words : 1);
+  cap->alloc_bytes += g * LZ_GRANULE_BYTES;
+  if (g <= LZ_FL_MAX) {
+    void *p = cap->fl[g];
+    if (p) {
+      cap->fl[g] = *(void **)p;
+      *(void **)p = NULL;
+      return p;
+    }
+  }
+  return lz_alloc_slow(cap, NULL, g);
+}
+
+char *lz_gc_strdup(const char *s) {
+  size_t n = strlen(s);
+  char *p = GC_MALLOC_ATOMIC(n + 1);
+  if (!p)
+    lz_heap_exhausted();
+  memcpy(p, s, n + 1);
+  return p;
+}
+
+_Noreturn void lz_heap_exhausted(void) {
+  lz_message("Heap exhausted;");
+  size_t max = lz_flags.max_heap_bytes ? lz_flags.max_heap_bytes : GC_get_heap_size();
+  lz_message("Current maximum heap size is %zu bytes (%zu MB).", max, max / (1024 * 1024));
+  lz_message("Use `+RTS -M<size>' to increase it.");
+  lz_exit(251);
+}

@@ -1,0 +1,67 @@
+/* stack.c — lightweight threads' Lz stacks: creation and growth by copying.
+ *
+ * A thread's stack is one GC-allocated array of words growing downwards; its bottom
+ * word holds the stop frame. Because no frame or register ever points into a stack,
+ * growing is a copy of the live part [sp, top) into the top of a bigger array (twice the
+ * size, or what is needed), after which the old array is freed. The limit is -K; past it
+ * the program ends with GHC's "Stack space overflow" message and exit status 2.
+ * cap->sp_lim sits LZ_STACK_RED words above the bottom, so runtime code may push a few
+ * words under a check that compiled code has already made.
+ */
+#include <string.h>
+
+#include "rts_priv.h"
+
+static uint32_t next_thread_id = 1;
+
+static LzWord *new_stack(size_t words) {
+  LzWord *s = GC_MALLOC_IGNORE_OFF_PAGE(words * sizeof(LzWord));
+  if (!s)
+    lz_heap_exhausted();
+  return s;
+}
+
+LzThread *lz_thread_new(LzCap *cap, size_t words) {
+  (void)cap;
+  if (words < 2 * LZ_STACK_RED)
+    words = 2 * LZ_STACK_RED;
+  LzThread *t = GC_MALLOC(sizeof(LzThread));
+  if (!t)
+    lz_heap_exhausted();
+  t->stack = new_stack(words);
+  t->stack_words = words;
+  t->sp = t->stack + words - 1;
+  t->sp[0] = (LzWord)&lz_stop_frame_info;
+  t->id = next_thread_id++;
+  return t;
+}
+
+void lz_cap_attach(LzCap *cap, LzThread *t) {
+  cap->tso = t;
+  cap->sp_lim = t->stack + LZ_STACK_RED;
+}
+
+LzWord *lz_stack_grow(LzCap *cap, LzWord *sp, LzWord need) {
+  LzThread *t = cap->tso;
+  LzWord *top = t->stack + t->stack_words;
+  size_t used = (size_t)(top - sp);
+  size_t want = used + (size_t)need + 2 * LZ_STACK_RED;
+  size_t max_words = lz_flags.max_stack_bytes / sizeof(LzWord);
+  if (sp - need >= cap->sp_lim)
+    return sp; /* enough room already */
+  if (want > max_words)
+    lz_stack_overflow(t->stack_words * sizeof(LzWord));
+  size_t words = t->stack_words * 2;
+  if (words < want)
+    words = want;
+  if (words > max_words)
+    words = max_words;
+  LzWord *s = new_stack(words);
+  LzWord *nsp = s + words - used;
+  memcpy(nsp, sp, used * sizeof(LzWord));
+  GC_FREE(t->stack);
+  t->stack = s;
+  t->stack_words = words;
+  cap->sp_lim = s + LZ_STACK_RED;
+  return nsp;
+}

@@ -1,0 +1,2 @@
+main :: IO ()
+main = interact (unlines . map (show . (* 2) . (read :: String -> Int)) . lines)
