@@ -230,8 +230,11 @@ void fe_tc_instance_heads(KProgram *k) {
     in->head = h->con;
     TcInst *old = fe_tc_lookup_inst(c, in->head);
     if (old) {
-      /* GHC reports a duplicate at the first of the two declarations. */
-      fe_tc_error(old->span, "Duplicate instance declarations:\n  instance %s\n    -- Defined at %s\n  instance %s\n    -- Defined at %s",
+      /* GHC reports a duplicate at the earlier of the two declarations in the source
+       * (a derived instance is processed last but its deriving clause may come first). */
+      LzSpan at = old->span;
+      if (in->span.line < at.line || (in->span.line == at.line && in->span.col < at.col)) at = in->span;
+      fe_tc_error(at, "Duplicate instance declarations:\n  instance %s\n    -- Defined at %s\n  instance %s\n    -- Defined at %s",
                fe_tc_pred_str(c, old->head_type), lz_span_ghc(old->span),
                fe_tc_pred_str(c, in->head_type), lz_span_ghc(in->span));
       continue;
