@@ -20,6 +20,7 @@
 
 #include "../frontend/frontend.h"
 #include "../stg/stg.h"
+#include "../codegen/codegen.h"
 
 #ifndef LZ_STDLIB_DIR
 #define LZ_STDLIB_DIR "stdlib"
@@ -172,6 +173,93 @@ static int parse_args(int argc, char **argv, Options *o) {
   return -1;
 }
 
+/* ---- code generation (codegen/): Core -> STG -> LLVM -> object -> executable ---------------- */
+
+#ifndef LZ_RTS_LIB
+#define LZ_RTS_LIB "liblzrts.a"
+#endif
+
+/* The directory of the running lzc (to find the runtime next to it), or NULL. */
+static const char *exe_dir(void) {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return NULL;
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (!slash) return NULL;
+  *slash = 0;
+  return lz_strdup(exe);
+}
+
+/* prog.lz -> prog (GHC's default executable name) */
+static const char *default_output(const char *input) {
+  size_t n = strlen(input);
+  if (n > 3 && strcmp(input + n - 3, ".lz") == 0) return lz_strndup(input, n - 3);
+  return "a.out";
+}
+
+/* STG, then LLVM IR (printed for --dump-llvm, which stops there like the other dumps), then
+ * an object in a temporary file, linked with the runtime into the executable. */
+static int generate_code(Options *o, CoreProgram *core) {
+  StgProgram *stg = stg_from_core(core);
+  if (!stg) return lz_error_count() > 0 ? EXIT_USER_ERROR : EXIT_INTERNAL;
+  if (!o->no_lint && stg_lint_program(stg, "core to stg") > 0) {
+    fprintf(stderr, "lzc: internal error: STG lint failed (please report)\n");
+    return EXIT_INTERNAL;
+  }
+  CgOptions co = {.opt_level = o->opt_level, .module_name = o->input};
+  CgModule *m = cg_generate(stg, &co);
+  if (!m) return lz_error_count() > 0 ? EXIT_INTERNAL : EXIT_INTERNAL;
+  char *msg = NULL;
+  if (!o->no_lint && !cg_verify(m, &msg)) {
+    fprintf(stderr, "lzc: internal error: the generated LLVM module is invalid (please report):\n%s",
+            msg);
+    cg_dispose(m);
+    return EXIT_INTERNAL;
+  }
+  if (!cg_optimize(m, o->opt_level, &msg)) {
+    fprintf(stderr, "lzc: internal error: LLVM optimisation failed: %s\n", msg);
+    cg_dispose(m);
+    return EXIT_INTERNAL;
+  }
+  if (o->dump_llvm) {
+    cg_print_module(stdout, m);
+    fflush(stdout);
+    cg_dispose(m);
+    return 0;
+  }
+  const char *output = o->output ? o->output : default_output(o->input);
+  const char *rts = cg_find_runtime(exe_dir(), LZ_RTS_LIB);
+  if (!rts) {
+    fprintf(stderr, "lzc: error: cannot find the runtime library liblzrts.a (set LZ_RTS_LIB)\n");
+    cg_dispose(m);
+    return EXIT_USER_ERROR;
+  }
+  const char *tmpdir = getenv("TMPDIR");
+  char *obj = lz_fmt("%s/lzc-XXXXXX.o", tmpdir && *tmpdir ? tmpdir : "/tmp");
+  int fd = mkstemps(obj, 2);
+  if (fd < 0) {
+    fprintf(stderr, "lzc: error: cannot create a temporary object file %s\n", obj);
+    cg_dispose(m);
+    return EXIT_USER_ERROR;
+  }
+  close(fd);
+  bool ok = cg_emit_object(m, obj, &msg);
+  cg_dispose(m);
+  if (!ok) {
+    fprintf(stderr, "lzc: internal error: LLVM could not emit the object: %s\n", msg);
+    unlink(obj);
+    return EXIT_INTERNAL;
+  }
+  ok = cg_link(obj, output, rts, &msg);
+  unlink(obj);
+  if (!ok) {
+    fprintf(stderr, "lzc: error: %s\n", msg);
+    return EXIT_USER_ERROR;
+  }
+  return 0;
+}
+
 static int compile(Options *o) {
   if (access(o->input, R_OK) != 0) {
     fprintf(stderr, "lzc: error: can't find file: %s\n", o->input);
@@ -206,14 +294,8 @@ static int compile(Options *o) {
     fflush(stdout);
   }
   /* ---- end of STG ---------------------------------------------------------------------- */
-  if (o->dump_llvm) {
-    fprintf(stderr, "lzc: --dump-llvm is not implemented yet (use --dump-core)\n");
-    return EXIT_NOT_IMPLEMENTED;
-  }
-  if (!o->dump_core && !o->dump_stg && !o->fe.dump_parse && !o->fe.dump_kernel) {
-    fprintf(stderr, "lzc: code generation is not implemented yet (use --dump-core)\n");
-    return EXIT_NOT_IMPLEMENTED;
-  }
+  if (o->dump_llvm || (!o->dump_core && !o->dump_stg && !o->fe.dump_parse && !o->fe.dump_kernel))
+    return generate_code(o, core);
   return 0;
 }
 

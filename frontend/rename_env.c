@@ -232,10 +232,17 @@ static void report_ambiguous(FeIdent *id, RnGre *g) {
 static const char *qual_hint(RnCtx *c, FeIdent *id) {
   RnAlias *a = fe_rn_get(&c->mod->aliases, id->qual);
   if (!a) return lz_fmt("No module named ‘%s’ is imported.", id->qual);
-  if (a->modules.len == 1) return lz_fmt("Module ‘%s’ does not export ‘%s’.", a->modules.data[0], id->name);
-  char *s = lz_fmt("Neither ‘%s’", a->modules.data[0]);
-  for (int i = 1; i + 1 < a->modules.len; i++) s = lz_fmt("%s, ‘%s’", s, a->modules.data[i]);
-  return lz_fmt("%s nor ‘%s’ exports ‘%s’.", s, a->modules.data[a->modules.len - 1], id->name);
+  int n = a->modules.len;
+  if (n == 1) return lz_fmt("Module ‘%s’ does not export ‘%s’.", a->modules.data[0], id->name);
+  Sym *mods = LZ_NEW_ARRAY(Sym, n); /* sorted, as GHC lists them */
+  for (int i = 0; i < n; i++) {
+    int j = i;
+    for (; j > 0 && strcmp(mods[j - 1], a->modules.data[i]) > 0; j--) mods[j] = mods[j - 1];
+    mods[j] = a->modules.data[i];
+  }
+  char *s = lz_fmt("Neither ‘%s’", mods[0]);
+  for (int i = 1; i + 1 < n; i++) s = lz_fmt("%s, ‘%s’", s, mods[i]);
+  return lz_fmt("%s nor ‘%s’ exports ‘%s’.", s, mods[n - 1], id->name);
 }
 
 /* Resolve id in the top-level environment; report if absent or ambiguous. */

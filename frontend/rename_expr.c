@@ -7,8 +7,10 @@
  * caller bring the binders into scope for what they scope over. Operator sequences
  * are resolved after their operands and operators are renamed, by the fixity
  * resolver of the syntax pass; parentheses disappear here (the tree's shape keeps
- * the grouping). Functions return the renamed node, which may be a different node
- * (E_PAREN and E_OPSEQ are replaced). */
+ * the grouping), after the one check that needs them: a section's operand written
+ * without parentheses must bind tighter than the section's operator. Functions
+ * return the renamed node, which may be a different node (E_PAREN and E_OPSEQ are
+ * replaced). */
 #include "rename_internal.h"
 
 #define MAX_TUPLE 62
@@ -253,6 +255,64 @@ static void rn_record_update(RnCtx *c, FeExpr *e) {
   }
 }
 
+/* ---- sections ---- */
+
+typedef struct OpFix {
+  FeAssoc assoc;
+  int prec;
+  const FeIdent *id; /* NULL: prefix negation */
+} OpFix;
+
+static OpFix op_fixity(const FeIdent *id) {
+  OpFix f = {ASSOC_LEFT, 9, id};
+  if (id->ref && id->ref->has_fixity) f.assoc = id->ref->assoc, f.prec = id->ref->prec;
+  return f;
+}
+
+static const char *fix_text(OpFix f) {
+  if (!f.id) return "prefix `-' [infixl 6]";
+  const char *a = f.assoc == ASSOC_LEFT ? "infixl" : f.assoc == ASSOC_RIGHT ? "infixr" : "infix";
+  return lz_fmt("‘%s%s%s’ [%s %d]", f.id->qual ? f.id->qual : "", f.id->qual ? "." : "", f.id->name, a,
+                f.prec);
+}
+
+/* The source text inside a one-line parenthesised span, or NULL. */
+static const char *inner_text(LzSpan s) {
+  LzSource *src = lz_source_get(s.file);
+  if (!src || s.line != s.eline || s.ecol < s.col + 2) return NULL;
+  const char *p = src->text, *end = src->text + src->len;
+  for (int l = 1; l < s.line && p < end; p++)
+    if (*p == '\n') l++;
+  if (p + s.ecol > end) return NULL;
+  const char *a = p + s.col, *b = p + s.ecol - 1; /* without the parentheses */
+  while (a < b && (*a == ' ' || *a == '\t')) a++;
+  while (b > a && (b[-1] == ' ' || b[-1] == '\t')) b--;
+  return lz_strndup(a, (size_t)(b - a));
+}
+
+/* Haskell 2010, 3.5: (e op) is legal when `e op x` parses as `(e) op x`, and (op e)
+ * when `x op e` parses as `x op (e)`. Only an operand written without parentheses
+ * (an operator sequence, resolved into `operand`) can break the rule. */
+static void check_section(FeExpr *sec) {
+  FeExpr *operand = sec->e1;
+  OpFix inner;
+  if (operand->kind == E_APP && operand->fn && operand->fn->is_op && operand->args.len == 2)
+    inner = op_fixity(&operand->fn->id);
+  else if (operand->kind == E_NEG)
+    inner = (OpFix){ASSOC_LEFT, 6, NULL};
+  else
+    return;
+  OpFix op = op_fixity(&sec->id);
+  FeAssoc side = sec->kind == E_LSECTION ? ASSOC_LEFT : ASSOC_RIGHT;
+  if (inner.prec > op.prec || (inner.prec == op.prec && inner.assoc == side && op.assoc == side)) return;
+  const char *text = inner_text(sec->span);
+  lz_error(sec->span,
+           "The operator %s of a section\n    must have lower precedence than that of the operand,\n"
+           "      namely %s%s%s%s",
+           fix_text(op), fix_text(inner), text ? "\n    in the section: ‘" : "", text ? text : "",
+           text ? "’" : "");
+}
+
 static void rn_exprs(RnCtx *c, FeExpr **es, int n) {
   for (int i = 0; i < n; i++) es[i] = fe_rn_expr(c, es[i]);
 }
@@ -324,10 +384,13 @@ FeExpr *fe_rn_expr(RnCtx *c, FeExpr *e) {
     e->e3 = fe_rn_expr(c, e->e3);
     break;
   case E_LSECTION:
-  case E_RSECTION:
+  case E_RSECTION: {
+    bool bare = e->e1 && e->e1->kind == E_OPSEQ;
     fe_rn_lookup_value(c, &e->id, RN_USE_EXPR);
     e->e1 = fe_rn_expr(c, e->e1);
+    if (bare && e->e1) check_section(e);
     break;
+  }
   case E_TYPED: {
     e->e1 = fe_rn_expr(c, e->e1);
     int tmark = fe_rn_tv_mark(c);

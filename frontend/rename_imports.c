@@ -114,6 +114,17 @@ static bool item_names(Importer *im, FeIE *ie, void (*fn)(Importer *, FeName *))
   return true;
 }
 
+/* An import item as GHC prints it: x, (+), T, T(..), T(a, b) */
+static const char *ie_text(const FeIE *ie) {
+  if (ie->kind == IE_VAR) return fe_rn_pretty_var(ie->name.name);
+  if (ie->kind == IE_THING_ALL) return lz_fmt("%s(..)", ie->name.name);
+  if (ie->kind != IE_THING_WITH) return ie->name.name;
+  char *s = lz_fmt("%s(", ie->name.name);
+  for (int i = 0; i < ie->subs.len; i++)
+    s = lz_fmt("%s%s%s", s, i ? ", " : "", fe_rn_pretty_var(ie->subs.data[i].name));
+  return lz_fmt("%s)", s);
+}
+
 static void hide(Importer *im, FeName *n) { fe_rn_put(&im->hidden, n, n); }
 
 static void import_one(RnModule *mod, const FeImport *imp, RnModule *dep) {
@@ -125,8 +136,7 @@ static void import_one(RnModule *mod, const FeImport *imp, RnModule *dep) {
   if (imp->has_list && !imp->hiding) {
     for (int i = 0; i < imp->items.len; i++) {
       FeIE *ie = &imp->items.data[i];
-      if (!item_names(&im, ie, import_name))
-        not_exported(&im, ie->span, ie->kind == IE_VAR ? fe_rn_pretty_var(ie->name.name) : ie->name.name);
+      if (!item_names(&im, ie, import_name)) not_exported(&im, ie->span, ie_text(ie));
     }
     return;
   }
@@ -191,10 +201,9 @@ static RnNames children(FeName *t) {
 static void export_item(RnCtx *c, FeIE *ie) {
   RnModule *mod = c->mod;
   if (ie->kind == IE_VAR) {
-    int errs = lz_error_count();
     fe_rn_lookup_value(c, &ie->name, RN_USE_OTHER);
-    if (lz_error_count() == errs || fe_rn_get(&mod->inscope, ie->name.ref))
-      export_name(mod, ie->name.ref, ie->span);
+    /* a placeholder (not in scope, reported) is not in `inscope` */
+    if (fe_rn_get(&mod->inscope, ie->name.ref)) export_name(mod, ie->name.ref, ie->span);
     return;
   }
   if (ie->kind == IE_MODULE) {

@@ -218,6 +218,24 @@ static void check_wired(Rn *rn) {
              rn->opts && rn->opts->stdlib_dir ? rn->opts->stdlib_dir : "?", missing);
 }
 
+/* The desugarer and type checker reach wired-in entities through fe_wired[] even in a
+ * program that never imports their modules (NoImplicitPrelude everywhere): load such
+ * modules when they can be found, quietly otherwise. Returns the first one loaded. */
+static int load_wired_modules(Loader *ld) {
+  int first = ld->rn.order.len;
+  for (int i = 1; i < WIRED_COUNT; i++) {
+    const char *m = fe_wired_info[i].module;
+    if (!m || !*m || fe_rn_get(&ld->rn.modules, lz_sym(m))) continue;
+    char *searched;
+    if (!find_module(ld, lz_sym(m), &searched)) continue;
+    FeImport imp = {0};
+    imp.module = fe_ident(NULL, lz_sym(m), nowhere);
+    imp.span = nowhere;
+    load_import(ld, &imp);
+  }
+  return first;
+}
+
 static const char *dir_of(const char *path) {
   const char *slash = strrchr(path, '/');
   if (!slash) return ".";
@@ -244,7 +262,11 @@ bool fe_rename_program(const char *main_path, const char *main_text, size_t main
   if (!m) return false;
   RnModule *main = load_parsed(ld, m, m->name.name ? m->name.name : lz_sym("Main"));
   if (ld->failed || !main) return false;
+  int wired_from = load_wired_modules(ld);
+  if (ld->failed) return false;
   if (rn->prelude_loaded) check_wired(rn);
+  /* modules loaded for fe_wired[] first: nothing the program loaded depends on them */
+  for (int i = wired_from; i < rn->order.len; i++) rename_module(rn, rn->order.data[i]);
   for (int i = 0; i < rn->order.len; i++) rename_module(rn, rn->order.data[i]);
   /* GHC checks this last, only when all else is well */
   if (lz_error_count() == errors && main->name == lz_sym("Main") &&

@@ -58,7 +58,6 @@ LZ_FN(lz_stop_frame_entry) {
   LzThread *t = cap->tso;
   t->sp = sp;
   t->result = r1;
-  (void)r2, (void)r3, (void)r4;
 }
 
 LZ_FN(lz_ind_entry) {
@@ -203,16 +202,31 @@ static LzNext apply(LzCap *cap, LzWord *sp, LzWord f, const LzWord *args, int k)
   } while (0)
 
 LZ_FN(lz_apply_1) {
+  if (LZ_TAG(r1)) { /* fast path: an exact call of a function */
+    const LzInfo *info = LZ_INFO(r1);
+    if (info->type == LZ_FUN && info->arity == 1)
+      LZ_JUMP(info->entry);
+  }
   LzWord a[1] = {r2};
   GO(apply(cap, sp, r1, a, 1));
 }
 
 LZ_FN(lz_apply_2) {
+  if (LZ_TAG(r1)) { /* fast path: an exact call of a function */
+    const LzInfo *info = LZ_INFO(r1);
+    if (info->type == LZ_FUN && info->arity == 2)
+      LZ_JUMP(info->entry);
+  }
   LzWord a[2] = {r2, r3};
   GO(apply(cap, sp, r1, a, 2));
 }
 
 LZ_FN(lz_apply_3) {
+  if (LZ_TAG(r1)) { /* fast path: an exact call of a function */
+    const LzInfo *info = LZ_INFO(r1);
+    if (info->type == LZ_FUN && info->arity == 3)
+      LZ_JUMP(info->entry);
+  }
   LzWord a[3] = {r2, r3, r4};
   GO(apply(cap, sp, r1, a, 3));
 }

@@ -58,6 +58,7 @@ void lz_gc_init(void) {
     return;
   gc_started = true;
   GC_set_oom_fn(oom_handler);
+  GC_set_handle_fork(1); /* collections keep working in a fork()ed child */
   GC_INIT();
   GC_allow_register_threads(); /* the threaded way registers its capability threads */
   if (lz_flags.max_heap_bytes)

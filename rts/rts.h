@@ -299,7 +299,10 @@ PRIMOP_I1(dataToTag)
 #define LZ_MUSTTAIL /* gcc < 15: not guaranteed; the runtime itself is built with clang */
 #endif
 /* Define a function of type LzCode. */
-#define LZ_FN(name) void name(LzCap *cap, LzWord *sp, LzWord r1, LzWord r2, LzWord r3, LzWord r4)
+#define LZ_U __attribute__((unused))
+#define LZ_FN(name)                                                                      \
+  void name(LzCap *cap LZ_U, LzWord *sp LZ_U, LzWord r1 LZ_U, LzWord r2 LZ_U, LzWord r3 LZ_U,  \
+            LzWord r4 LZ_U)
 /* Tail-call code `f` with the current (possibly reassigned) cap, sp, r1..r4. */
 #define LZ_JUMP(f) LZ_MUSTTAIL return ((LzCode)(f))(cap, sp, r1, r2, r3, r4)
 /* Return r1 to the frame on top of the stack. */

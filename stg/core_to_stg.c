@@ -13,53 +13,21 @@
  * which maps Core uniques to atoms. The rep of every expression flows top-down from the
  * closure that contains it; it is computed from Core types only at closure bodies and
  * arguments. Free variables, let-no-escape and call kinds are left to
- * stg_analyse_program (stg_analyse.c), which runs at the end. Top-level code that
- * produces top-level bindings (arguments of static constructors, Integer literals) is at
- * the end.
+ * stg_analyse_program (stg_analyse.c), which runs at the end. The top level and the
+ * static closures the walk creates (Integer literals, shared constructors, arguments of
+ * static constructors) are in core_to_stg_top.c.
  */
 #include <string.h>
 
-#include "stg_priv.h"
-
-typedef enum { MODE_EXPR, MODE_LET_CON, MODE_REC_CON, MODE_TOP } AtomMode;
-
-typedef struct Float {
-  bool is_case;
-  StgVar *var;
-  StgRhs *rhs;     /* let float */
-  StgExpr *scrut;  /* case float */
-} Float;
-typedef LZ_VEC(Float) Floats;
-
-typedef struct Conv {
-  StgProgram *p;
-  const CoreProgram *core;
-  StgMap env;       /* Core uniq -> StgAtom* */
-  StgMap integers;  /* interned literal text -> StgVar* of its top-level CAF */
-  StgMap nullary;   /* CoreDataCon* -> StgVar* of its shared static closure */
-  StgVar *top;      /* the top-level binding being converted (for names of floats) */
-  int depth;
-  bool too_deep;
-  bool failed;
-} Conv;
+#include "core_to_stg.h"
 
 static StgExpr *conv_expr(Conv *c, CoreExpr *e, StgRep rep);
-static StgRhs *conv_rhs(Conv *c, StgVar *v, CoreExpr *e, Floats *fl, AtomMode mode);
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
-static uint64_t ukey(int uniq) { return ((uint64_t)(uint32_t)uniq << 1) | 1; }
-
-static void fail(Conv *c, LzSpan at, const char *msg, const char *arg) {
+void stg_conv_fail(Conv *c, LzSpan at, const char *msg, const char *arg) {
   if (!c->failed) lz_error(at, "%s%s%s", msg, arg ? arg : "", arg ? "’" : "");
   c->failed = true;
-}
-
-/* Types, type lambdas and applications, casts: all erased. */
-static CoreExpr *erase(CoreExpr *e) {
-  while (e && (e->kind == CE_TYAPP || e->kind == CE_TYLAM || e->kind == CE_CAST))
-    e = e->kind == CE_TYAPP ? e->fn : e->body;
-  return e;
 }
 
 static StgRep expr_rep(CoreExpr *e) {
@@ -87,28 +55,24 @@ static StgVar *fresh(Conv *c, const char *name, StgRep rep, LzSpan at) {
   return stg_var_new(c->p, lz_sym(name), core_fresh_uniq(), rep, at);
 }
 
-static StgVar *bind_core_var(Conv *c, CoreVar *cv) {
+StgVar *stg_conv_bind_var(Conv *c, CoreVar *cv) {
+  if (!cv) { /* malformed Core (the Core linter reports it) */
+    stg_conv_fail(c, (LzSpan){0}, "internal: missing binder in Core", NULL);
+    return fresh(c, "missing", STG_P, (LzSpan){0});
+  }
   StgVar *v = stg_var_new(c->p, cv->name, cv->uniq, stg_type_rep(cv->type), cv->span);
   v->global = cv->global;
   v->module = cv->module;
   StgAtom *a = LZ_NEW(StgAtom);
   *a = stg_atom_var(v);
-  stg_map_put(&c->env, ukey(cv->uniq), a);
+  stg_map_put(&c->env, stg_conv_key(cv->uniq), a);
   return v;
 }
 
-static void bind_alias(Conv *c, CoreVar *cv, StgAtom a) {
+void stg_conv_alias(Conv *c, CoreVar *cv, StgAtom a) {
   StgAtom *p = LZ_NEW(StgAtom);
   *p = a;
-  stg_map_put(&c->env, ukey(cv->uniq), p);
-}
-
-static StgAtom lit_int(int64_t i) {
-  CoreLit l;
-  memset(&l, 0, sizeof l);
-  l.kind = CL_INT;
-  l.i = i;
-  return stg_atom_lit(l);
+  stg_map_put(&c->env, stg_conv_key(cv->uniq), p);
 }
 
 static StgExpr *atom_expr(StgAtom a, LzSpan at) {
@@ -117,7 +81,7 @@ static StgExpr *atom_expr(StgAtom a, LzSpan at) {
   return e;
 }
 
-static StgRhs *new_rhs(StgRhsKind kind, StgVar *v, LzSpan at) {
+StgRhs *stg_conv_new_rhs(StgRhsKind kind, StgVar *v, LzSpan at) {
   StgRhs *r = LZ_NEW(StgRhs);
   r->kind = kind;
   r->var = v;
@@ -157,104 +121,52 @@ static StgExpr *wrap(Floats *fl, StgExpr *body) {
   return body;
 }
 
-/* ---- Integer literals: one top-level CAF per distinct value -------------------------------- */
-
-static StgVar *integer_var(Conv *c, const CoreLit *l, LzSpan at) {
-  const char *text = l->str ? l->str : lz_fmt("%lld", (long long)l->i);
-  Sym key = lz_sym(text);
-  StgVar *v = stg_map_get(&c->integers, (uint64_t)(uintptr_t)key);
-  if (v) return v;
-  int u = core_fresh_uniq();
-  const char *name = strlen(text) > 24  ? lz_fmt("$integer_big%d", u)
-                     : text[0] == '-' ? lz_fmt("$integer_m%s", text + 1)
-                                      : lz_fmt("$integer_%s", text);
-  v = stg_var_new(c->p, lz_sym(name), u, STG_P, at);
-  v->global = true;
-  StgRhs *r = new_rhs(STG_THUNK, v, at);
-  CoreLit *copy = LZ_NEW(CoreLit);
-  *copy = *l;
-  r->integer = copy;
-  StgExpr *call = stg_expr_new(SE_PRIMOP, STG_P, at);
-  call->args = LZ_NEW(StgAtom);
-  call->nargs = 1;
-  if (l->fits) {
-    call->primop = P_INTEGER_FROM_INT;
-    call->args[0] = lit_int(l->i);
-  } else {
-    call->primop = P_INTEGER_FROM_DEC;
-    CoreLit s;
-    memset(&s, 0, sizeof s);
-    s.kind = CL_STRING;
-    s.str = text;
-    s.len = strlen(text);
-    call->args[0] = stg_atom_lit(s);
-  }
-  r->body = call;
-  LZ_PUSH(c->p->binds, ((StgBind){v, r}));
-  stg_map_put(&c->integers, (uint64_t)(uintptr_t)key, v);
-  return v;
-}
-
-/* ---- nullary constructors: one shared static closure each -------------------------------- */
-
-static StgVar *nullary_var(Conv *c, CoreDataCon *con, LzSpan at) {
-  StgVar *v = stg_map_get(&c->nullary, (uint64_t)(uintptr_t)con);
-  if (v) return v;
-  v = stg_var_new(c->p, con->name, core_fresh_uniq(), STG_P, con->span);
-  v->global = true;
-  v->module = con->tycon ? con->tycon->module : NULL;
-  StgRhs *r = new_rhs(STG_CON, v, at);
-  r->con = con;
-  LZ_PUSH(c->p->binds, ((StgBind){v, r}));
-  stg_map_put(&c->nullary, (uint64_t)(uintptr_t)con, v);
-  return v;
-}
-
 /* ---- atoms ------------------------------------------------------------------------------ */
 
 /* An atom for `e` without floats, if it is one: a variable, a literal, realWorld#. */
-static bool trivial_atom(Conv *c, CoreExpr *e, StgAtom *out) {
-  e = erase(e);
+bool stg_conv_trivial_atom(Conv *c, CoreExpr *e, StgAtom *out) {
+  e = stg_conv_erase(e);
   if (!e) return false;
   if (e->kind == CE_VAR) {
-    StgAtom *a = e->var ? stg_map_get(&c->env, ukey(e->var->uniq)) : NULL;
+    StgAtom *a = e->var ? stg_map_get(&c->env, stg_conv_key(e->var->uniq)) : NULL;
     if (!a) {
-      fail(c, e->span, "internal: variable not in scope in Core: ‘", e->var ? e->var->name : "?");
-      *out = lit_int(0);
+      stg_conv_fail(c, e->span, "internal: variable not in scope in Core: ‘", e->var ? e->var->name : "?");
+      *out = stg_conv_lit_int(0);
     } else {
       *out = *a;
     }
     return true;
   }
   if (e->kind == CE_LIT) {
-    *out = e->lit.kind == CL_INTEGER ? stg_atom_var(integer_var(c, &e->lit, e->span)) : stg_atom_lit(e->lit);
+    *out = e->lit.kind == CL_INTEGER ? stg_atom_var(stg_conv_integer(c, &e->lit, e->span)) : stg_atom_lit(e->lit);
     return true;
   }
   if (e->kind == CE_PRIMOP && e->primop == P_REALWORLD && e->nargs == 0) {
-    *out = lit_int(0); /* World# is zero-width */
+    *out = stg_conv_lit_int(0); /* World# is zero-width */
     return true;
   }
   if (e->kind == CE_CON && e->nargs == 0 && e->con) {
-    *out = stg_atom_var(nullary_var(c, e->con, e->span));
+    *out = stg_atom_var(stg_conv_nullary(c, e->con, e->span));
     return true;
   }
   return false;
 }
 
-static bool is_atom_syntax(CoreExpr *e) {
-  e = erase(e);
+bool stg_conv_is_atom(CoreExpr *e) {
+  e = stg_conv_erase(e);
   return e && (e->kind == CE_VAR || e->kind == CE_LIT || (e->kind == CE_CON && e->nargs == 0) ||
                (e->kind == CE_PRIMOP && e->primop == P_REALWORLD && e->nargs == 0));
 }
 
 /* May an unlifted argument be evaluated before the let whose constructor needs it? Yes
- * for a pure primop over atoms: it cannot fail, loop or have an effect. */
+ * for a pure primop over atoms: it cannot fail, loop or have an effect. Not for a read
+ * of memory (indexCharOffAddr#), whose index may be valid only where the source uses it. */
 static bool speculatable(CoreExpr *e) {
-  e = erase(e);
+  e = stg_conv_erase(e);
   if (!e || e->kind != CE_PRIMOP || e->primop < 0 || e->primop >= PRIMOP_COUNT) return false;
-  if (core_primops[e->primop].flags != PRIM_PURE) return false;
+  if (core_primops[e->primop].flags != PRIM_PURE || e->primop == P_ADDR_INDEX_CHAR) return false;
   for (int i = 0; i < e->nargs; i++)
-    if (!is_atom_syntax(e->args[i])) return false;
+    if (!stg_conv_is_atom(e->args[i])) return false;
   return true;
 }
 
@@ -262,26 +174,25 @@ static bool speculatable(CoreExpr *e) {
  * closure at top level), given how its unlifted arguments would have to be bound? */
 static bool con_args_ok(CoreExpr *e, AtomMode mode) {
   for (int i = 0; i < e->nargs; i++) {
-    CoreExpr *a = erase(e->args[i]);
-    if (!a || is_atom_syntax(a) || expr_rep(a) == STG_P) continue;
+    CoreExpr *a = stg_conv_erase(e->args[i]);
+    if (!a || stg_conv_is_atom(a) || expr_rep(a) == STG_P) continue;
     if (mode == MODE_LET_CON && speculatable(a)) continue;
     return false;
   }
   return true;
 }
 
-static StgVar *top_float(Conv *c, CoreExpr *e);
-
 /* Turn `e` into an atom, floating a binding into `fl` if it is not one. */
 static StgAtom atomize(Conv *c, CoreExpr *e, Floats *fl, AtomMode mode) {
   StgAtom a;
-  if (trivial_atom(c, e, &a)) return a;
-  CoreExpr *x = erase(e);
+  if (stg_conv_trivial_atom(c, e, &a)) return a;
+  CoreExpr *x = stg_conv_erase(e);
+  if (stg_conv_static_con(c, x)) return stg_atom_var(stg_conv_static_con_var(c, x));
   StgRep rep = expr_rep(x);
   if (rep == STG_P) {
-    if (mode == MODE_TOP) return stg_atom_var(top_float(c, x));
+    if (mode == MODE_TOP) return stg_atom_var(stg_conv_top_float(c, x));
     StgVar *v = fresh(c, x->kind == CE_LAM ? "lam" : "sat", STG_P, x->span);
-    StgRhs *r = conv_rhs(c, v, x, fl, mode == MODE_REC_CON ? MODE_REC_CON : MODE_LET_CON);
+    StgRhs *r = stg_conv_rhs(c, v, x, fl, mode == MODE_REC_CON ? MODE_REC_CON : MODE_LET_CON);
     LZ_PUSH(*fl, ((Float){false, v, r, NULL}));
     return stg_atom_var(v);
   }
@@ -292,9 +203,9 @@ static StgAtom atomize(Conv *c, CoreExpr *e, Floats *fl, AtomMode mode) {
   return stg_atom_var(v);
 }
 
-static StgAtom *atomize_args(Conv *c, CoreExpr **args, int n, Floats *fl, AtomMode mode) {
+StgAtom *stg_conv_atomize_args(Conv *c, CoreExpr **args, int n, Floats *fl, AtomMode mode) {
   StgAtom *out = LZ_NEW_ARRAY(StgAtom, n + 1);
-  for (int i = 0; i < n; i++) out[i] = atomize(c, args[i], fl, mode);
+  for (int i = 0; i < n; i++) out[i] = args ? atomize(c, args[i], fl, mode) : stg_conv_lit_int(0);
   return out;
 }
 
@@ -303,15 +214,15 @@ static StgAtom *atomize_args(Conv *c, CoreExpr **args, int n, Floats *fl, AtomMo
 /* The closure for right-hand side `e` bound to `v`. Bindings its constructor arguments
  * need go to `fl`: for MODE_REC_CON only lets (the caller puts them in the recursive
  * group); for MODE_TOP none (they become top-level bindings). */
-static StgRhs *conv_rhs(Conv *c, StgVar *v, CoreExpr *e, Floats *fl, AtomMode mode) {
-  CoreExpr *x = erase(e);
+StgRhs *stg_conv_rhs(Conv *c, StgVar *v, CoreExpr *e, Floats *fl, AtomMode mode) {
+  CoreExpr *x = stg_conv_erase(e);
   LzSpan at = x ? x->span : v->span;
   if (x && x->kind == CE_LAM) {
-    StgRhs *r = new_rhs(STG_FUN, v, at);
+    StgRhs *r = stg_conv_new_rhs(STG_FUN, v, at);
     LZ_VEC(StgVar *) ps = {0};
     while (x && x->kind == CE_LAM) {
-      LZ_PUSH(ps, bind_core_var(c, x->var));
-      x = erase(x->body);
+      LZ_PUSH(ps, stg_conv_bind_var(c, x->var));
+      x = stg_conv_erase(x->body);
     }
     r->params = ps.data;
     r->arity = ps.len;
@@ -320,13 +231,13 @@ static StgRhs *conv_rhs(Conv *c, StgVar *v, CoreExpr *e, Floats *fl, AtomMode mo
     return r;
   }
   if (x && x->kind == CE_CON && con_args_ok(x, mode)) {
-    StgRhs *r = new_rhs(STG_CON, v, at);
+    StgRhs *r = stg_conv_new_rhs(STG_CON, v, at);
     r->con = x->con;
-    r->args = atomize_args(c, x->args, x->nargs, fl, mode);
+    r->args = stg_conv_atomize_args(c, x->args, x->nargs, fl, mode);
     r->nargs = x->nargs;
     return r;
   }
-  StgRhs *r = new_rhs(STG_THUNK, v, at); /* also for an atom: x = y evaluates y */
+  StgRhs *r = stg_conv_new_rhs(STG_THUNK, v, at); /* also for an atom: x = y evaluates y */
   r->body = conv_expr(c, x, STG_P);
   return r;
 }
@@ -334,42 +245,50 @@ static StgRhs *conv_rhs(Conv *c, StgVar *v, CoreExpr *e, Floats *fl, AtomMode mo
 /* ---- expressions ----------------------------------------------------------------------------- */
 
 static StgExpr *conv_let(Conv *c, CoreExpr *e, StgRep rep) {
+  if (!e->binds || e->nbinds < 1) {
+    stg_conv_fail(c, e->span, "internal: let without bindings in Core", NULL);
+    return conv_expr(c, e->body, rep);
+  }
   if (!e->rec) {
     if (e->nbinds != 1 || !e->binds[0].var) {
-      fail(c, e->span, "internal: malformed let in Core", NULL);
+      stg_conv_fail(c, e->span, "internal: malformed let in Core", NULL);
       return conv_expr(c, e->body, rep);
     }
     CoreVar *cv = e->binds[0].var;
     CoreExpr *rhs = e->binds[0].rhs;
     StgAtom a;
-    if (trivial_atom(c, rhs, &a)) { /* let y = x: substitute */
-      bind_alias(c, cv, a);
+    if (stg_conv_trivial_atom(c, rhs, &a)) { /* let y = x: substitute */
+      stg_conv_alias(c, cv, a);
+      return conv_expr(c, e->body, rep);
+    }
+    if (stg_conv_static_con(c, stg_conv_erase(rhs))) { /* let y = I# 1#: the shared static closure */
+      stg_conv_alias(c, cv, stg_atom_var(stg_conv_static_con_var(c, stg_conv_erase(rhs))));
       return conv_expr(c, e->body, rep);
     }
     if (stg_type_rep(cv->type) != STG_P) { /* strict let: a case */
       StgRep r = stg_type_rep(cv->type);
-      StgExpr *s = conv_expr(c, erase(rhs), r);
-      StgVar *v = bind_core_var(c, cv);
+      StgExpr *s = conv_expr(c, stg_conv_erase(rhs), r);
+      StgVar *v = stg_conv_bind_var(c, cv);
       return case_default(s, v, conv_expr(c, e->body, rep));
     }
     Floats fl = {0};
-    StgVar *v = bind_core_var(c, cv);
-    StgRhs *r = conv_rhs(c, v, rhs, &fl, MODE_LET_CON);
+    StgVar *v = stg_conv_bind_var(c, cv);
+    StgRhs *r = stg_conv_rhs(c, v, rhs, &fl, MODE_LET_CON);
     StgExpr *body = conv_expr(c, e->body, rep);
     return wrap(&fl, let1(v, r, body));
   }
   /* let rec: a group of closures; the lets their constructor arguments float join it */
   StgVar **vs = LZ_NEW_ARRAY(StgVar *, e->nbinds + 1);
-  for (int i = 0; i < e->nbinds; i++) vs[i] = bind_core_var(c, e->binds[i].var);
+  for (int i = 0; i < e->nbinds; i++) vs[i] = stg_conv_bind_var(c, e->binds[i].var);
   Floats fl = {0};
   LZ_VEC(StgBind) group = {0};
   for (int i = 0; i < e->nbinds; i++) {
     StgRhs *r;
-    if (is_atom_syntax(e->binds[i].rhs)) { /* let rec x = y: a thunk (x = x is a loop) */
-      r = new_rhs(STG_THUNK, vs[i], e->span);
+    if (stg_conv_is_atom(e->binds[i].rhs)) { /* let rec x = y: a thunk (x = x is a loop) */
+      r = stg_conv_new_rhs(STG_THUNK, vs[i], e->span);
       r->body = conv_expr(c, e->binds[i].rhs, STG_P);
     } else {
-      r = conv_rhs(c, vs[i], e->binds[i].rhs, &fl, MODE_REC_CON);
+      r = stg_conv_rhs(c, vs[i], e->binds[i].rhs, &fl, MODE_REC_CON);
     }
     LZ_PUSH(group, ((StgBind){vs[i], r}));
   }
@@ -384,20 +303,20 @@ static StgExpr *conv_let(Conv *c, CoreExpr *e, StgRep rep) {
 }
 
 static StgExpr *conv_case(Conv *c, CoreExpr *e, StgRep rep) {
-  if (!e->var) {
-    fail(c, e->span, "internal: case without a binder in Core", NULL);
-    return atom_expr(lit_int(0), e->span);
+  if (!e->var || !e->alts || e->nalts < 1) {
+    stg_conv_fail(c, e->span, "internal: case without a binder or alternatives in Core", NULL);
+    return atom_expr(stg_conv_lit_int(0), e->span);
   }
   StgRep srep = stg_type_rep(e->var->type);
   StgAtom a;
   /* case of an unlifted atom with one DEFAULT: just a name for the value */
-  if (srep != STG_P && e->nalts == 1 && e->alts[0].kind == ALT_DEFAULT && trivial_atom(c, e->body, &a)) {
-    bind_alias(c, e->var, a);
+  if (srep != STG_P && e->nalts == 1 && e->alts[0].kind == ALT_DEFAULT && stg_conv_trivial_atom(c, e->body, &a)) {
+    stg_conv_alias(c, e->var, a);
     return conv_expr(c, e->alts[0].rhs, rep);
   }
   StgExpr *s = stg_expr_new(SE_CASE, rep, e->span);
   s->scrut = conv_expr(c, e->body, srep);
-  s->binder = bind_core_var(c, e->var);
+  s->binder = stg_conv_bind_var(c, e->var);
   if (srep != STG_P) {
     s->alts_type = STG_ALTS_PRIM;
   } else {
@@ -419,13 +338,13 @@ static StgExpr *conv_case(Conv *c, CoreExpr *e, StgRep rep) {
       sa->kind = STG_ALT_CON;
       sa->con = ca->con;
       sa->vars = LZ_NEW_ARRAY(StgVar *, (ca->con ? ca->con->arity : 0) + 1);
-      for (int j = 0; ca->con && j < ca->con->arity; j++) sa->vars[j] = bind_core_var(c, ca->vars[j]);
+      for (int j = 0; ca->con && j < ca->con->arity; j++) sa->vars[j] = stg_conv_bind_var(c, ca->vars ? ca->vars[j] : NULL);
       break;
     case ALT_LIT:
       sa->kind = STG_ALT_LIT;
       sa->lit = ca->lit;
       if (ca->lit.kind == CL_INTEGER || srep == STG_P)
-        fail(c, e->span, "case on an Integer literal is not supported by the back end", NULL);
+        stg_conv_fail(c, e->span, "case on an Integer literal is not supported by the back end", NULL);
       break;
     case ALT_DEFAULT: sa->kind = STG_ALT_DEFAULT; break;
     }
@@ -463,8 +382,8 @@ static StgExpr *conv_app(Conv *c, CoreExpr *e, StgRep rep) {
   int n;
   CoreExpr *h = app_spine(e, &args, &n);
   if (!h) {
-    fail(c, e->span, "internal: malformed application in Core", NULL);
-    return atom_expr(lit_int(0), e->span);
+    stg_conv_fail(c, e->span, "internal: malformed application in Core", NULL);
+    return atom_expr(stg_conv_lit_int(0), e->span);
   }
   if (h->kind == CE_LET) { /* (let bs in f) args = let bs in f args */
     CoreExpr *l = core_expr_new(CE_LET, h->span);
@@ -483,173 +402,99 @@ static StgExpr *conv_app(Conv *c, CoreExpr *e, StgRep rep) {
   Floats fl = {0};
   StgVar *fn;
   StgAtom a;
-  if (trivial_atom(c, h, &a)) {
+  if (stg_conv_trivial_atom(c, h, &a)) {
     if (a.kind != SA_VAR) {
-      fail(c, e->span, "internal: a literal applied to arguments in Core", NULL);
-      return atom_expr(lit_int(0), e->span);
+      stg_conv_fail(c, e->span, "internal: a literal applied to arguments in Core", NULL);
+      return atom_expr(stg_conv_lit_int(0), e->span);
     }
     fn = a.var;
   } else {
     fn = fresh(c, "fn", STG_P, h->span);
-    StgRhs *r = conv_rhs(c, fn, h, &fl, MODE_LET_CON);
+    StgRhs *r = stg_conv_rhs(c, fn, h, &fl, MODE_LET_CON);
     LZ_PUSH(fl, ((Float){false, fn, r, NULL}));
   }
   StgExpr *call = stg_expr_new(SE_APP, rep, e->span);
   call->fn = fn;
-  call->args = atomize_args(c, args, n, &fl, MODE_EXPR);
+  call->args = stg_conv_atomize_args(c, args, n, &fl, MODE_EXPR);
   call->nargs = n;
   return wrap(&fl, call);
 }
 
-static StgExpr *conv_expr_(Conv *c, CoreExpr *e, StgRep rep) {
-  e = erase(e);
-  if (!e) {
-    fail(c, (LzSpan){0}, "internal: missing expression in Core", NULL);
-    return atom_expr(lit_int(0), (LzSpan){0});
-  }
+/* The cases below are kept out of line so that the frames on the recursive path stay
+ * small: deep expressions recurse through conv_expr once per level. */
+#define COLD __attribute__((noinline))
+
+static COLD StgExpr *bad_expr(Conv *c, CoreExpr *e, const char *msg) {
+  stg_conv_fail(c, e ? e->span : (LzSpan){0}, msg, NULL);
+  return atom_expr(stg_conv_lit_int(0), e ? e->span : (LzSpan){0});
+}
+
+/* \x -> e in expression position: let lam = \r x -> e in lam */
+static COLD StgExpr *conv_lam_expr(Conv *c, CoreExpr *e) {
+  StgVar *v = fresh(c, "lam", STG_P, e->span);
+  StgRhs *r = stg_conv_rhs(c, v, e, NULL, MODE_LET_CON);
+  return let1(v, r, atom_expr(stg_atom_var(v), e->span));
+}
+
+static COLD StgExpr *conv_con_expr(Conv *c, CoreExpr *e) {
+  if (stg_conv_static_con(c, e)) return atom_expr(stg_atom_var(stg_conv_static_con_var(c, e)), e->span);
+  Floats fl = {0};
+  StgExpr *x = stg_expr_new(SE_CON, STG_P, e->span);
+  x->con = e->con;
+  x->args = stg_conv_atomize_args(c, e->args, e->nargs, &fl, MODE_EXPR);
+  x->nargs = e->nargs;
+  return wrap(&fl, x);
+}
+
+static COLD StgExpr *conv_primop_expr(Conv *c, CoreExpr *e, StgRep rep) {
+  Floats fl = {0};
+  StgExpr *x = stg_expr_new(SE_PRIMOP, rep, e->span);
+  x->primop = e->primop;
+  x->args = stg_conv_atomize_args(c, e->args, e->nargs, &fl, MODE_EXPR);
+  x->nargs = e->nargs;
+  return wrap(&fl, x);
+}
+
+static COLD StgExpr *conv_scc_expr(Conv *c, CoreExpr *e, StgRep rep) {
+  StgExpr *x = stg_expr_new(SE_SCC, rep, e->span);
+  x->scc = e->scc;
+  x->scc_module = e->scc_module;
+  x->body = conv_expr(c, e->body, rep);
+  return x;
+}
+
+static COLD StgExpr *conv_atom_expr(Conv *c, CoreExpr *e) {
   StgAtom a;
-  if (trivial_atom(c, e, &a)) return atom_expr(a, e->span);
-  switch (e->kind) {
-  case CE_APP: return conv_app(c, e, rep);
-  case CE_LET: return conv_let(c, e, rep);
-  case CE_CASE: return conv_case(c, e, rep);
-  case CE_LAM: { /* \x -> e in expression position: let lam = \r x -> e in lam */
-    StgVar *v = fresh(c, "lam", STG_P, e->span);
-    Floats fl = {0};
-    StgRhs *r = conv_rhs(c, v, e, &fl, MODE_LET_CON);
-    return let1(v, r, atom_expr(stg_atom_var(v), e->span));
-  }
-  case CE_CON: {
-    Floats fl = {0};
-    StgExpr *x = stg_expr_new(SE_CON, STG_P, e->span);
-    x->con = e->con;
-    x->args = atomize_args(c, e->args, e->nargs, &fl, MODE_EXPR);
-    x->nargs = e->nargs;
-    return wrap(&fl, x);
-  }
-  case CE_PRIMOP: {
-    Floats fl = {0};
-    StgExpr *x = stg_expr_new(SE_PRIMOP, rep, e->span);
-    x->primop = e->primop;
-    x->args = atomize_args(c, e->args, e->nargs, &fl, MODE_EXPR);
-    x->nargs = e->nargs;
-    return wrap(&fl, x);
-  }
-  case CE_SCC: {
-    StgExpr *x = stg_expr_new(SE_SCC, rep, e->span);
-    x->scc = e->scc;
-    x->scc_module = e->scc_module;
-    x->body = conv_expr(c, e->body, rep);
-    return x;
-  }
-  default: break;
-  }
-  fail(c, e->span, "internal: unexpected Core expression", NULL);
-  return atom_expr(lit_int(0), e->span);
+  stg_conv_trivial_atom(c, e, &a);
+  return atom_expr(a, e->span);
+}
+
+static COLD StgExpr *too_deep(Conv *c, CoreExpr *e) {
+  if (!c->too_deep)
+    lz_error(e ? e->span : (LzSpan){0}, "Expression nested too deeply for the code generator (more than %d levels)",
+             STG_MAX_DEPTH);
+  c->too_deep = c->failed = true;
+  return atom_expr(stg_conv_lit_int(0), e ? e->span : (LzSpan){0});
 }
 
 static StgExpr *conv_expr(Conv *c, CoreExpr *e, StgRep rep) {
-  if (c->depth >= STG_MAX_DEPTH) {
-    if (!c->too_deep)
-      lz_error(e ? e->span : (LzSpan){0},
-               "Expression nested too deeply for the code generator (more than %d levels)",
-               STG_MAX_DEPTH);
-    c->too_deep = c->failed = true;
-    return atom_expr(lit_int(0), e ? e->span : (LzSpan){0});
-  }
+  if (c->depth >= STG_MAX_DEPTH) return too_deep(c, e);
   c->depth++;
-  StgExpr *x = conv_expr_(c, e, rep);
+  StgExpr *x;
+  e = stg_conv_erase(e);
+  if (!e) x = bad_expr(c, e, "internal: missing expression in Core");
+  else if (stg_conv_is_atom(e)) x = conv_atom_expr(c, e);
+  else switch (e->kind) {
+    case CE_APP: x = conv_app(c, e, rep); break;
+    case CE_LET: x = conv_let(c, e, rep); break;
+    case CE_CASE: x = conv_case(c, e, rep); break;
+    case CE_LAM: x = conv_lam_expr(c, e); break;
+    case CE_CON: x = conv_con_expr(c, e); break;
+    case CE_PRIMOP: x = conv_primop_expr(c, e, rep); break;
+    case CE_SCC: x = conv_scc_expr(c, e, rep); break;
+    default: x = bad_expr(c, e, "internal: unexpected Core expression"); break;
+    }
   c->depth--;
   return x;
 }
 
-/* ---- top level ------------------------------------------------------------------------------ */
-
-/* A lifted argument of a static constructor: a new top-level binding. */
-static StgVar *top_float(Conv *c, CoreExpr *e) {
-  StgVar *parent = c->top;
-  int u = core_fresh_uniq();
-  StgVar *v = stg_var_new(c->p, lz_sym(lz_fmt("%s$%d", parent ? parent->name : "top", u)), u, STG_P, e->span);
-  v->global = true;
-  v->module = parent ? parent->module : NULL;
-  StgRhs *r = conv_rhs(c, v, e, NULL, MODE_TOP);
-  LZ_PUSH(c->p->binds, ((StgBind){v, r}));
-  return v;
-}
-
-static void prim_sigs(StgProgram *p, const CoreProgram *core) {
-  for (int i = 0; i < PRIMOP_COUNT; i++) {
-    StgPrimSig *s = &p->prim_sigs[i];
-    s->arity = core_primops[i].arity;
-    const CoreType *t = core->primop_types[i];
-    if (!t || s->arity > 8) continue;
-    while (t && t->kind == CT_FORALL) t = t->body;
-    int n = 0;
-    for (; t && t->kind == CT_FUN && n < s->arity; n++, t = t->res) s->args[n] = stg_type_rep(t->arg);
-    if (!t || n != s->arity) continue;
-    s->result = stg_type_rep(t);
-    s->known = true;
-  }
-  /* the two the conversion itself uses for Integer literals */
-  StgPrimSig lit = {true, 1, {STG_I}, STG_P};
-  if (!p->prim_sigs[P_INTEGER_FROM_INT].known) p->prim_sigs[P_INTEGER_FROM_INT] = lit;
-  if (!p->prim_sigs[P_INTEGER_FROM_DEC].known) p->prim_sigs[P_INTEGER_FROM_DEC] = lit;
-}
-
-StgProgram *stg_from_core(const CoreProgram *core) {
-  Conv cv = {0};
-  Conv *c = &cv;
-  c->core = core;
-  c->p = LZ_NEW(StgProgram);
-  for (int i = 0; i < core->tycons.len; i++) LZ_PUSH(c->p->tycons, core->tycons.data[i]);
-  prim_sigs(c->p, core);
-  /* global names shared by several bindings (instance methods, e.g. $c== of each Eq
-   * instance) get their unique appended, so every global has its own symbol */
-  StgMap names = {0}, shared = {0};
-  for (int g = 0; g < core->groups.len; g++)
-    for (int i = 0; i < core->groups.data[g].nbinds; i++) {
-      CoreVar *v = core->groups.data[g].binds[i].var;
-      if (!v) continue;
-      Sym key = lz_sym(lz_fmt("%s.%s", v->module ? v->module : "", v->name));
-      if (!stg_set_add(&names, (uint64_t)(uintptr_t)key)) stg_set_add(&shared, (uint64_t)(uintptr_t)key);
-    }
-  /* every global is in scope everywhere (the code generator's statics) */
-  for (int g = 0; g < core->groups.len; g++) {
-    CoreBindGroup *grp = &core->groups.data[g];
-    for (int i = 0; i < grp->nbinds; i++) {
-      CoreVar *v = grp->binds[i].var;
-      if (!v) continue;
-      if (stg_type_rep(v->type) == STG_P) {
-        StgVar *sv = bind_core_var(c, v);
-        Sym key = lz_sym(lz_fmt("%s.%s", v->module ? v->module : "", v->name));
-        if (stg_map_get(&shared, (uint64_t)(uintptr_t)key)) sv->name = lz_sym(lz_fmt("%s$%d", v->name, v->uniq));
-        continue;
-      }
-      /* an unlifted literal (or realWorld#): substituted at every use */
-      CoreExpr *x = erase(grp->binds[i].rhs);
-      StgAtom a;
-      if (x && (x->kind == CE_LIT || x->kind == CE_PRIMOP) && trivial_atom(c, x, &a) && a.kind == SA_LIT)
-        bind_alias(c, v, a);
-      else fail(c, v->span, "top-level binding of unlifted type is not supported: ‘", v->name);
-    }
-  }
-  for (int g = 0; g < core->groups.len && !c->failed; g++) {
-    CoreBindGroup *grp = &core->groups.data[g];
-    for (int i = 0; i < grp->nbinds && !c->failed; i++) {
-      CoreVar *cvar = grp->binds[i].var;
-      if (!cvar || stg_type_rep(cvar->type) != STG_P) continue;
-      StgAtom *a = stg_map_get(&c->env, ukey(cvar->uniq));
-      StgVar *v = a->var;
-      c->top = v;
-      StgRhs *r = conv_rhs(c, v, grp->binds[i].rhs, NULL, MODE_TOP);
-      LZ_PUSH(c->p->binds, ((StgBind){v, r}));
-    }
-  }
-  if (core->main) {
-    StgAtom *a = stg_map_get(&c->env, ukey(core->main->uniq));
-    c->p->main = a && a->kind == SA_VAR ? a->var : NULL;
-  }
-  if (c->failed) return NULL;
-  stg_analyse_program(c->p);
-  return c->p;
-}

@@ -54,7 +54,8 @@
  * applications, and casts are erased (newtypes vanish); non-atomic arguments are
  * let-bound as closures when lifted (a thunk, function or constructor) or evaluated
  * first by a case when unlifted (an unlifted value is never a thunk); a non-recursive
- * let of unlifted type becomes a case; a let of an atom is substituted away; nested
+ * let of unlifted type becomes a case; a let of an atom is substituted away, and so is
+ * a top-level alias `x = y` (unless it is part of a cycle, a <<loop>>); nested
  * lambdas are collected into one function of that arity; Core variables keep their
  * uniq, fresh ones get core_fresh_uniq(). Integer literals (CL_INTEGER, a lifted heap
  * object) become top-level CAFs, one per distinct value, whose body is
@@ -63,7 +64,8 @@
  * the literal, so the code generator may instead emit a static, already evaluated
  * Integer object. A nullary constructor used as a value refers to its one shared static
  * closure, a top-level STG_CON binding named after the constructor (in the module of its
- * type). `realWorld#` in argument position becomes the literal 0# (World# is
+ * type); likewise a constructor application whose arguments are all literals or globals
+ * (`I# 1#`) is one shared static closure `I#$uniq`, never allocated. `realWorld#` in argument position becomes the literal 0# (World# is
  * zero-width).
  *
  * All STG lives in the compiler arena (support.h). Public names: stg_ / Stg.
@@ -259,7 +261,9 @@ char *stg_var_to_string(const StgVar *v);    /* x_12 for a local, M.f for a glob
 int stg_lint_program(const StgProgram *p, const char *after_pass);
 void stg_set_lint_stream(FILE *f); /* where lint reports go; NULL = stderr */
 
-/* Deepest expression nesting conversion, printer and linter descend into. */
+/* Deepest expression nesting conversion, printer and linter descend into. They recurse
+ * once per level, with up to about 2 KB of C stack per level (more under
+ * AddressSanitizer): call them on a big stack, as lzc does (512 MB). */
 #if defined(__SANITIZE_ADDRESS__)
 #define STG_MAX_DEPTH 5000
 #elif defined(__has_feature)

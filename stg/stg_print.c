@@ -238,9 +238,10 @@ static void expr_body(Out *o, const StgExpr *e, int ind) {
     put_atoms(o, e->args, e->nargs, true);
     return;
   case SE_SCC:
-    putf(o, "scc<\"%s%s%s\"> ", e->scc_module && strcmp(e->scc_module, "Main") ? e->scc_module : "",
+    putf(o, "scc<\"%s%s%s\">", e->scc_module && strcmp(e->scc_module, "Main") ? e->scc_module : "",
          e->scc_module && strcmp(e->scc_module, "Main") ? "." : "", e->scc ? e->scc : "?");
-    if (!flat) indent(o, ind + 2);
+    if (flat) put(o, " ");
+    else indent(o, ind + 2);
     expr(o, e->body, ind + 2);
     return;
   case SE_CASE:

@@ -212,8 +212,10 @@ prim_hPutStr# fd str n = runIO (do h <- getH fd; hPutStr h (take (I# n) str); re
 prim_hGetChar# :: Int# -> World# -> Int#
 prim_hGetChar# fd = runIO (do
   h <- getH fd
-  eof <- hIsEOF h
-  if eof then return (-1) else fmap ord (hGetChar h))
+  closed <- hIsClosed h
+  if closed then return (-3) else do
+    eof <- hIsEOF h
+    if eof then return (-1) else fmap ord (hGetChar h))
 prim_hIsEOF# :: Int# -> World# -> Int#
 prim_hIsEOF# fd = runIO (do h <- getH fd; e <- hIsEOF h; return (if e then 1 else 0))
 prim_hFlush# :: Int# -> World# -> Int#

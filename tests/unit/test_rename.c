@@ -385,6 +385,26 @@ static void test_negation_in_parens(void **state) {
   assert_int_equal(rhs_of("Main", "f")->kind, E_VAR);
 }
 
+static void test_section_precedence(void **state) {
+  (void)state;
+  put("Main.lz", NOPRELUDE
+      "infixl 6 +.\n"
+      "infixl 7 *.\n"
+      "a +. b = a\n"
+      "a *. b = a\n"
+      "main = main\n"
+      "f = (main +. main *.)\n"
+      "g = (main *. main +.)\n"
+      "h = (*. main +. main)\n"
+      "k = ((main +. main) *.)\n");
+  assert_false(rename_main());
+  EXPECT_ERROR("Main.lz", 7, "The operator ‘*.’ [infixl 7] of a section");
+  EXPECT_ERROR("Main.lz", 7, "namely ‘+.’ [infixl 6]");
+  EXPECT_ERROR("Main.lz", 7, "in the section: ‘main +. main *.’");
+  EXPECT_ERROR("Main.lz", 9, "The operator ‘*.’ [infixl 7] of a section");
+  assert_int_equal(lz_error_count(), 2);
+}
+
 static void test_builtin_syntax(void **state) {
   (void)state;
   put("Main.lz", NOPRELUDE
@@ -757,6 +777,18 @@ static void test_real_stdlib(void **state) {
   for (int i = 1; i < WIRED_COUNT; i++) assert_non_null(fe_wired[i]);
 }
 
+/* Wired-in entities are available even when nothing imports their module. */
+static void test_wired_without_prelude(void **state) {
+  (void)state;
+  put("Main.lz", NOPRELUDE "main = main\n");
+  rename_main_with(LZ_STDLIB_DIR);
+  EXPECT_CLEAN();
+  for (int i = 1; i < WIRED_COUNT; i++) assert_non_null(fe_wired[i]);
+  assert_int_equal(prog.modules.len, 2);
+  assert_string_equal(prog.modules.data[0]->name.name, "Lz.Base");
+  assert_ptr_equal(prog.modules.data[1], prog.main);
+}
+
 /* Derived instances are renamed like user code through original names. */
 static void test_deriving_renamed(void **state) {
   (void)state;
@@ -790,6 +822,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_export_restricts, setup, teardown),
       cmocka_unit_test_setup_teardown(test_operators_and_fixity, setup, teardown),
       cmocka_unit_test_setup_teardown(test_negation_in_parens, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_section_precedence, setup, teardown),
       cmocka_unit_test_setup_teardown(test_builtin_syntax, setup, teardown),
       cmocka_unit_test_setup_teardown(test_type_variables, setup, teardown),
       cmocka_unit_test_setup_teardown(test_not_in_scope, setup, teardown),
@@ -811,6 +844,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_wired_missing, setup, teardown),
       cmocka_unit_test_setup_teardown(test_no_prelude_found, setup, teardown),
       cmocka_unit_test_setup_teardown(test_real_stdlib, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_wired_without_prelude, setup, teardown),
       cmocka_unit_test_setup_teardown(test_deriving_renamed, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,332 @@
+/* cg_expr.c — STG expressions in tail position, closures and their entry code, calls and
+ * let-no-escape join points.
+ *
+ * The idea: every expression is compiled in tail position with a *sequel*: its value is
+ * returned to the frame on top of the Lz stack. When the generator knows which continuation
+ * that frame runs (inside the scrutinee of a case it just pushed), it tail-calls the
+ * continuation directly, so LLVM sees a known call it may inline; otherwise it reads the
+ * entry from sp[0]. Allocation (let) happens in place; evaluation (case) is in cg_case.c.
+ * A let-no-escape binding becomes a basic block with a phi per parameter in every LLVM
+ * function that jumps to it (made when the first jump is compiled), so a join point costs a
+ * branch and a loop through one is a real loop; the case continuations inside its body are
+ * shared, so the copying stops at the first evaluation.
+ * Known saturated calls jump straight to the callee's code (arguments in r2..r4, the rest
+ * on the stack, rts.h); everything else goes through the runtime's generic apply.
+ */
+#include "cg_priv.h"
+
+/* ---- closures ------------------------------------------------------------------------------ */
+
+static const char *rhs_kind_name(StgRhsKind k) {
+  return k == STG_FUN ? "fun" : k == STG_THUNK ? "thunk" : "con";
+}
+
+/* Entry function and info table of a let-bound or top-level FUN/THUNK (made on demand). */
+LLVMValueRef cg_closure_code(Cg *cg, StgRhs *rhs) {
+  CgVarInfo *vi = &cg->vars[rhs->var->id];
+  if (vi->code) return vi->code;
+  const char *label = cg_var_label(rhs->var);
+  vi->code = cg_new_code_fn(cg, lz_fmt("%s_%s", label, rhs_kind_name(rhs->kind)));
+  bool top = rhs->var->global;
+  if (rhs->kind == STG_FUN)
+    vi->info = cg_info_table(cg, lz_fmt("%s_info", label), vi->code, LZ_FUN, rhs->arity, 0,
+                             top ? 0 : rhs->nfvs, label);
+  else
+    vi->info = cg_info_table(cg, lz_fmt("%s_info", label), vi->code, LZ_THUNK, 0, 0,
+                             top ? 1 : 1 + rhs->nfvs, label);
+  CgJob j = {JOB_CLOSURE, rhs, NULL};
+  LZ_PUSH(cg->jobs, j);
+  return vi->code;
+}
+
+bool cg_is_whnf(CgFn *f, StgVar *v) {
+  CgVarInfo *vi = &f->cg->vars[v->id];
+  if (v->global) return vi->tag != 0;
+  return vi->whnf;
+}
+
+/* The entry code of a closure: FUN: r1 = the closure, arguments in r2..r4 and on the
+ * stack; THUNK: r1 = the thunk, blackholed and updated (Note [Back end and runtime ABI]). */
+void cg_closure_body(Cg *cg, StgRhs *rhs) {
+  CgFn fb, *f = &fb;
+  CgVarInfo *vi = &cg->vars[rhs->var->id];
+  cg_fn_begin(cg, f, vi->code, false);
+  LLVMValueRef r1 = cg_param(f, 2);
+  /* a closure's fvs never list itself: it is r1 (tagged 1 for a function) */
+  if (!rhs->var->global)
+    cg_bind(f, rhs->var, rhs->kind == STG_FUN ? LLVMBuildOr(cg->b, r1, cg_word(cg, 1), "self") : r1);
+  if (rhs->kind == STG_FUN) {
+    for (int i = 0; i < rhs->arity; i++) {
+      LLVMValueRef w = i < 3 ? cg_param(f, 3 + i) : LLVMBuildLoad2(cg->b, cg->t_word, cg_sp_slot(f, i - 3), "");
+      cg_bind(f, rhs->params[i], cg_from_word(f, w, rhs->params[i]->rep));
+    }
+    if (rhs->arity > 3) f->sp = cg_sp_slot(f, rhs->arity - 3);
+    if (rhs->nfvs) {
+      LLVMValueRef self = cg_untag(f, r1);
+      for (int i = 0; i < rhs->nfvs; i++)
+        cg_bind(f, rhs->fvs[i], cg_from_word(f, cg_load(f, self, 8 * (1 + i)), rhs->fvs[i]->rep));
+    }
+  } else {
+    for (int i = 0; i < rhs->nfvs; i++)
+      cg_bind(f, rhs->fvs[i], cg_from_word(f, cg_load(f, r1, 8 * (2 + i)), rhs->fvs[i]->rep));
+    /* eager blackholing, then the update frame */
+    LLVMValueRef idx = cg_word(cg, offsetof(LzCap, tso));
+    LLVMValueRef tso_p = LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, f->cap, &idx, 1, "");
+    tso_p = LLVMBuildBitCast(cg->b, tso_p, cg->t_wordp, "");
+    cg_store(f, r1, 8, LLVMBuildLoad2(cg->b, cg->t_word, tso_p, "tso"));
+    cg_store(f, r1, 0, cg_const_ptr_word(cg, cg->rt_blackhole_info, 0));
+    LLVMValueRef frame[2] = {cg_const_ptr_word(cg, cg->rt_update_frame_info, 0), r1};
+    cg_push(f, frame, 2);
+  }
+  cg_expr(f, rhs->body, NULL);
+  cg_fn_finish(f);
+}
+
+/* ---- allocation ------------------------------------------------------------------------------ */
+
+static int closure_words(StgRhs *rhs) {
+  switch (rhs->kind) {
+  case STG_CON: return 1 + rhs->nargs;
+  case STG_FUN: return 1 + rhs->nfvs;
+  case STG_THUNK: return 2 + rhs->nfvs;
+  }
+  return 2;
+}
+
+LLVMValueRef cg_build_con(CgFn *f, CoreDataCon *c, StgAtom *args, int nargs) {
+  Cg *cg = f->cg;
+  int tag = cg_con_ptr_tag(c);
+  if (nargs == 0) return cg_const_ptr_word(cg, cg_nullary_closure(cg, c), tag);
+  LLVMValueRef vals[nargs > 0 ? nargs : 1];
+  for (int i = 0; i < nargs; i++) vals[i] = cg_atom(f, &args[i]);
+  LLVMValueRef p = cg_alloc(f, 1 + nargs);
+  cg_store(f, p, 0, cg_const_ptr_word(cg, cg_con_info(cg, c), 0));
+  for (int i = 0; i < nargs; i++) cg_store(f, p, 8 * (1 + i), vals[i]);
+  cg_count_alloc(f, LZ_GRANULE_BYTES * LZ_WORDS_TO_GRANULES(1 + nargs));
+  return LLVMBuildAdd(cg->b, p, cg_word(cg, tag), "con");
+}
+
+/* let (rec) of closures: allocate them all, bind the (tagged) pointers, then fill them, so
+ * that recursive closures can point to each other. */
+static void let_closures(CgFn *f, StgExpr *e) {
+  Cg *cg = f->cg;
+  int n = e->nbinds;
+  LLVMValueRef *addr = LZ_NEW_ARRAY(LLVMValueRef, n);
+  int64_t bytes = 0;
+  for (int i = 0; i < n; i++) {
+    StgRhs *rhs = e->binds[i].rhs;
+    StgVar *v = e->binds[i].var;
+    CgVarInfo *vi = &cg->vars[v->id];
+    if (rhs->kind == STG_CON && rhs->nargs == 0) {
+      vi->whnf = true;
+      cg_bind(f, v, cg_const_ptr_word(cg, cg_nullary_closure(cg, rhs->con), cg_con_ptr_tag(rhs->con)));
+      continue;
+    }
+    int words = closure_words(rhs);
+    addr[i] = cg_alloc(f, words);
+    bytes += LZ_GRANULE_BYTES * LZ_WORDS_TO_GRANULES(words);
+    int tag = rhs->kind == STG_CON ? cg_con_ptr_tag(rhs->con) : rhs->kind == STG_FUN ? 1 : 0;
+    vi->tag = tag;
+    vi->whnf = tag != 0;
+    cg_bind(f, v, tag ? LLVMBuildAdd(cg->b, addr[i], cg_word(cg, tag), cg_var_label(v)) : addr[i]);
+  }
+  for (int i = 0; i < n; i++) {
+    StgRhs *rhs = e->binds[i].rhs;
+    if (!addr[i]) continue;
+    if (rhs->kind == STG_CON) {
+      cg_store(f, addr[i], 0, cg_const_ptr_word(cg, cg_con_info(cg, rhs->con), 0));
+      for (int j = 0; j < rhs->nargs; j++) cg_store(f, addr[i], 8 * (1 + j), cg_atom(f, &rhs->args[j]));
+      continue;
+    }
+    cg_closure_code(cg, rhs);
+    cg_store(f, addr[i], 0, cg_const_ptr_word(cg, cg->vars[rhs->var->id].info, 0));
+    int base = 1;
+    if (rhs->kind == STG_THUNK) {
+      cg_store(f, addr[i], 8, cg_word(cg, 0));
+      base = 2;
+    }
+    for (int j = 0; j < rhs->nfvs; j++) cg_store(f, addr[i], 8 * (base + j), cg_lookup(f, rhs->fvs[j]));
+  }
+  cg_count_alloc(f, bytes);
+}
+
+/* ---- calls ------------------------------------------------------------------------------------ */
+
+/* Apply frames for arguments args[from..n-1], in chunks of at most 3, last chunk first;
+ * appended to words (in stack order: the first word ends up on top). */
+static int apply_frames(CgFn *f, StgAtom *args, int from, int n, LLVMValueRef *words) {
+  Cg *cg = f->cg;
+  int k = 0;
+  for (int s = from; s < n; s += 3) {
+    int c = n - s < 3 ? n - s : 3;
+    words[k++] = cg_const_ptr_word(cg, cg->rt_ap_frame_info[c], 0);
+    for (int i = 0; i < c; i++) words[k++] = cg_atom(f, &args[s + i]);
+  }
+  return k;
+}
+
+static void generic_apply(CgFn *f, LLVMValueRef fn, StgAtom *args, int nargs) {
+  Cg *cg = f->cg;
+  if (nargs > 3) {
+    LLVMValueRef *words = LZ_NEW_ARRAY(LLVMValueRef, nargs * 2);
+    int k = apply_frames(f, args, 3, nargs, words);
+    cg_push(f, words, k);
+  }
+  int m = nargs < 3 ? nargs : 3;
+  LLVMValueRef r[3] = {NULL, NULL, NULL};
+  for (int i = 0; i < m; i++) r[i] = cg_atom(f, &args[i]);
+  cg_tail_call(f, cg->rt_apply[m], fn, r[0], r[1], r[2]);
+}
+
+/* A call of a known function of arity n with nargs >= n arguments: apply frames for the
+ * extra arguments, then arguments 4..n on the stack (4 on top), then a direct jump. */
+static void known_call(CgFn *f, StgVar *fnv, StgAtom *args, int nargs) {
+  Cg *cg = f->cg;
+  StgRhs *rhs = fnv->rhs;
+  int n = rhs->arity;
+  LLVMValueRef *words = LZ_NEW_ARRAY(LLVMValueRef, nargs * 2 + 1);
+  int k = 0;
+  for (int i = 3; i < n; i++) words[k++] = cg_atom(f, &args[i]);
+  k += apply_frames(f, args, n, nargs, words + k);
+  cg_push(f, words, k);
+  LLVMValueRef r[3] = {NULL, NULL, NULL};
+  for (int i = 0; i < n && i < 3; i++) r[i] = cg_atom(f, &args[i]);
+  cg_tail_call(f, cg_closure_code(cg, rhs), cg_lookup(f, fnv), r[0], r[1], r[2]);
+}
+
+/* A jump to a let-no-escape binding: its block in this function (made now if needed),
+ * with the arguments (and sp) as phi operands. */
+static void jump(CgFn *f, StgVar *j, StgAtom *args, int nargs) {
+  Cg *cg = f->cg;
+  CgVarInfo *vi = &cg->vars[j->id];
+  StgRhs *rhs = j->rhs;
+  int arity = rhs->kind == STG_FUN ? rhs->arity : 0;
+  if (nargs != arity) {
+    cg_error(cg, j->span, "code generation: jump to ‘%s’ with %d arguments (arity %d)",
+             cg_var_label(j), nargs, arity);
+    LLVMBuildUnreachable(cg->b);
+    return;
+  }
+  LLVMValueRef vals[arity + 1];
+  for (int i = 0; i < arity; i++) vals[i] = cg_atom(f, &args[i]);
+  vals[arity] = f->sp;
+  if (vi->lne_stamp != f->stamp) {
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(cg->b);
+    LLVMValueRef saved_sp = f->sp;
+    LLVMBasicBlockRef blk = cg_block(f, cg_var_label(j));
+    LLVMPositionBuilderAtEnd(cg->b, blk);
+    vi->lne_block = blk;
+    vi->lne_stamp = f->stamp;
+    vi->lne_phis = LZ_NEW_ARRAY(LLVMValueRef, arity + 1);
+    for (int i = 0; i < arity; i++) {
+      StgVar *p = rhs->params[i];
+      vi->lne_phis[i] = LLVMBuildPhi(cg->b, p->rep == STG_D ? cg->t_double : cg->t_word, cg_var_label(p));
+      cg_bind(f, p, vi->lne_phis[i]);
+    }
+    vi->lne_phis[arity] = LLVMBuildPhi(cg->b, cg->t_wordp, "sp");
+    f->sp = vi->lne_phis[arity];
+    cg_expr(f, rhs->body, vi->lne_ret);
+    f->sp = saved_sp;
+    LLVMPositionBuilderAtEnd(cg->b, here);
+  }
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(cg->b);
+  for (int i = 0; i <= arity; i++) {
+    LLVMValueRef v = vals[i];
+    LLVMTypeRef want = LLVMTypeOf(vi->lne_phis[i]);
+    if (LLVMTypeOf(v) != want) v = LLVMBuildBitCast(cg->b, v, want, "");
+    LLVMAddIncoming(vi->lne_phis[i], &v, &here, 1);
+  }
+  LLVMBuildBr(cg->b, vi->lne_block);
+}
+
+static void app(CgFn *f, StgExpr *e, LLVMValueRef ret) {
+  (void)ret;
+  StgVar *fn = e->fn;
+  if (e->call == STG_CALL_JUMP) {
+    jump(f, fn, e->args, e->nargs);
+    return;
+  }
+  if (e->call == STG_CALL_KNOWN && fn->rhs && fn->rhs->kind == STG_FUN && !fn->lne &&
+      e->nargs >= fn->rhs->arity) {
+    known_call(f, fn, e->args, e->nargs);
+    return;
+  }
+  if (e->nargs == 0) { /* not expected: a plain evaluation */
+    cg_expr(f, &(StgExpr){.kind = SE_ATOM, .rep = STG_P, .atom = stg_atom_var(fn)}, ret);
+    return;
+  }
+  generic_apply(f, cg_lookup(f, fn), e->args, e->nargs);
+}
+
+/* ---- atoms ---------------------------------------------------------------------------------- */
+
+static void atom(CgFn *f, StgAtom *a, LLVMValueRef ret) {
+  Cg *cg = f->cg;
+  LLVMValueRef v = cg_atom(f, a);
+  if (a->kind == SA_LIT || a->var->rep != STG_P || cg_is_whnf(f, a->var)) {
+    cg_return(f, v, ret);
+    return;
+  }
+  if (a->var->global) { /* a CAF: enter it (it may have been updated: go through its info) */
+    cg_enter(f, v);
+    return;
+  }
+  LLVMBasicBlockRef tagged = cg_block(f, "tagged"), untagged = cg_block(f, "enter");
+  LLVMValueRef c = LLVMBuildICmp(cg->b, LLVMIntNE, cg_ptr_tag(f, v), cg_word(cg, 0), "");
+  LLVMBuildCondBr(cg->b, c, tagged, untagged);
+  LLVMPositionBuilderAtEnd(cg->b, tagged);
+  cg_return(f, v, ret);
+  LLVMPositionBuilderAtEnd(cg->b, untagged);
+  cg_enter(f, v);
+}
+
+/* ---- expressions ------------------------------------------------------------------------------ */
+
+static void expr(CgFn *f, StgExpr *e, LLVMValueRef ret);
+
+/* Code in tail position ends its blocks, so the stack pointer it pushed frames on is of no
+ * interest to the code compiled next (a sibling alternative): restore it. */
+void cg_expr(CgFn *f, StgExpr *e, LLVMValueRef ret) {
+  LLVMValueRef sp = f->sp;
+  expr(f, e, ret);
+  f->sp = sp;
+}
+
+static void expr(CgFn *f, StgExpr *e, LLVMValueRef ret) {
+  Cg *cg = f->cg;
+  for (;;) {
+    switch (e->kind) {
+    case SE_ATOM:
+      atom(f, &e->atom, ret);
+      return;
+    case SE_APP:
+      app(f, e, ret);
+      return;
+    case SE_CON:
+      cg_return(f, cg_build_con(f, e->con, e->args, e->nargs), ret);
+      return;
+    case SE_PRIMOP: {
+      LLVMValueRef v = cg_primop(f, e);
+      cg_return(f, v, ret);
+      return;
+    }
+    case SE_CASE:
+      cg_case(f, e, ret);
+      return;
+    case SE_LET:
+      if (e->lne) {
+        for (int i = 0; i < e->nbinds; i++) cg->vars[e->binds[i].var->id].lne_ret = ret;
+      } else {
+        let_closures(f, e);
+      }
+      e = e->body;
+      continue;
+    case SE_SCC:
+      e = e->body;
+      continue;
+    }
+    cg_error(cg, e->span, "code generation: unknown STG expression");
+    LLVMBuildUnreachable(cg->b);
+    return;
+  }
+}

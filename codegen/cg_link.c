@@ -1,0 +1,64 @@
+/* cg_link.c — linking an object with the runtime library through the system C compiler, and
+ * finding that library.
+ *
+ * The idea: the C compiler driver knows the platform's start files, default libraries and
+ * PIE defaults, so lzc hands it the object and the runtime archive with the libraries the
+ * runtime needs (Boehm GC, GMP, libm, pthreads), as one would by hand. It is run directly
+ * (posix_spawnp, no shell), so file names need no quoting. The runtime is found next to the
+ * compiler: in the build tree (liblzrts.a beside lzc) or an installed tree (lib/lz/).
+ */
+#include <errno.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cg_priv.h"
+
+extern char **environ;
+
+static bool is_file(const char *path) {
+  struct stat st;
+  return path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+const char *cg_find_runtime(const char *exe_dir, const char *fallback) {
+  const char *env = getenv("LZ_RTS_LIB");
+  if (env && *env) return env;
+  if (exe_dir) {
+    const char *cands[] = {"%s/liblzrts.a", "%s/rts/liblzrts.a", "%s/../lib/lz/liblzrts.a",
+                           "%s/../lib/liblzrts.a"};
+    for (size_t i = 0; i < sizeof cands / sizeof *cands; i++) {
+      char *p = lz_fmt(cands[i], exe_dir);
+      if (is_file(p)) return p;
+    }
+  }
+  if (is_file(fallback)) return fallback;
+  return NULL;
+}
+
+bool cg_link(const char *object, const char *output, const char *runtime, char **err) {
+  const char *cc = getenv("CC");
+  if (!cc || !*cc) cc = "cc";
+  const char *argv[] = {cc,   object,  "-o",   output,         runtime, "-lgc",
+                        "-lgmp", "-lm", "-lpthread", NULL};
+  pid_t pid;
+  int rc = posix_spawnp(&pid, cc, NULL, NULL, (char *const *)argv, environ);
+  if (rc != 0) {
+    if (err) *err = lz_fmt("cannot run the C compiler ‘%s’ to link: %s", cc, strerror(rc));
+    return false;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno == EINTR) continue;
+    if (err) *err = lz_fmt("waiting for the linker failed: %s", strerror(errno));
+    return false;
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
+  if (err)
+    *err = WIFEXITED(status) ? lz_fmt("linking with ‘%s’ failed (exit status %d)", cc, WEXITSTATUS(status))
+                             : lz_fmt("linking with ‘%s’ was killed", cc);
+  return false;
+}

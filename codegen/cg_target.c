@@ -1,0 +1,94 @@
+/* cg_target.c — from an LLVM module to an object file: the host target machine, verification,
+ * LLVM's optimisation pipelines, the textual dump and object emission.
+ *
+ * The idea: use LLVM as a library exactly as clang would for a C file of the same shape. The
+ * target is the host triple with a generic CPU (binaries run on any x86-64 like GHC's), PIC
+ * so the object links into the PIE that the system compiler makes by default. -O1/-O2 run
+ * the new pass manager's standard pipelines ("default<O1>", "default<O2>") through
+ * LLVMRunPasses; the backend gets the matching code generation level. -O0 runs no IR pass.
+ * Every call between generated functions is a `tail` call in tail position with identical
+ * prototypes, which the x86-64 backend turns into a jump at every level (checked by the
+ * end-to-end tests: deep recursion would exhaust the C stack otherwise).
+ */
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <string.h>
+
+#include "cg_priv.h"
+
+static char *take_message(char *m) {
+  char *s = lz_strdup(m ? m : "");
+  if (m) LLVMDisposeMessage(m);
+  return s;
+}
+
+void cg_target_setup(Cg *cg) {
+  static bool initialised;
+  if (!initialised) {
+    LLVMInitializeNativeTarget();
+    LLVMInitializeNativeAsmPrinter();
+    initialised = true;
+  }
+  char *triple = LLVMGetDefaultTargetTriple();
+  LLVMTargetRef target;
+  char *err = NULL;
+  if (LLVMGetTargetFromTriple(triple, &target, &err)) {
+    cg_error(cg, (LzSpan){0}, "code generation: no LLVM target for %s: %s", triple, err ? err : "");
+    LLVMDisposeMessage(err);
+    LLVMDisposeMessage(triple);
+    return;
+  }
+  LLVMCodeGenOptLevel lvl = cg->opts.opt_level <= 0   ? LLVMCodeGenLevelNone
+                            : cg->opts.opt_level == 1 ? LLVMCodeGenLevelLess
+                                                      : LLVMCodeGenLevelDefault;
+  cg->tm = LLVMCreateTargetMachine(target, triple, "x86-64", "", lvl, LLVMRelocPIC, LLVMCodeModelDefault);
+  LLVMSetTarget(cg->mod, triple);
+  LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(cg->tm);
+  char *dls = LLVMCopyStringRepOfTargetData(dl);
+  LLVMSetDataLayout(cg->mod, dls);
+  LLVMDisposeMessage(dls);
+  LLVMDisposeTargetData(dl);
+  LLVMDisposeMessage(triple);
+}
+
+bool cg_verify(CgModule *m, char **msg) {
+  char *out = NULL;
+  bool bad = LLVMVerifyModule(m->mod, LLVMReturnStatusAction, &out);
+  char *s = take_message(out);
+  if (msg) *msg = s;
+  return !bad;
+}
+
+bool cg_optimize(CgModule *m, int opt_level, char **err) {
+  if (opt_level <= 0) return true;
+  LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef e = LLVMRunPasses(m->mod, opt_level == 1 ? "default<O1>" : "default<O2>", m->cg->tm, opts);
+  LLVMDisposePassBuilderOptions(opts);
+  if (e) {
+    char *s = LLVMGetErrorMessage(e);
+    if (err) *err = lz_strdup(s);
+    LLVMDisposeErrorMessage(s);
+    return false;
+  }
+  return true;
+}
+
+char *cg_module_to_string(CgModule *m) { return take_message(LLVMPrintModuleToString(m->mod)); }
+
+void cg_print_module(FILE *out, CgModule *m) {
+  char *s = LLVMPrintModuleToString(m->mod);
+  fputs(s, out);
+  LLVMDisposeMessage(s);
+}
+
+bool cg_emit_object(CgModule *m, const char *path, char **err) {
+  char *e = NULL;
+  char *p = lz_strdup(path);
+  if (LLVMTargetMachineEmitToFile(m->cg->tm, m->mod, p, LLVMObjectFile, &e)) {
+    if (err) *err = take_message(e);
+    else LLVMDisposeMessage(e);
+    return false;
+  }
+  return true;
+}

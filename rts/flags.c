@@ -1,0 +1,172 @@
+/* flags.c — the +RTS ... -RTS command line, as GHC's runtime reads it.
+ *
+ * Arguments between "+RTS" and "-RTS" (or the end) are runtime options and are removed
+ * from what the program sees; "--RTS" ends option processing (it is removed, everything
+ * after it goes to the program). The vanilla runtime understands -s[file], -K<size>,
+ * -M<size>, -? and accepts -A/-H<size> (GHC's allocation-area hints, meaningless with
+ * Boehm) without effect. Options that exist only in other ways of building get GHC's
+ * message naming the compile flag ("the flag -N2 requires the program to be built with
+ * -threaded"); anything else is "unknown RTS option". Sizes are GHC's: a number
+ * (decimal point allowed) with an optional k, m, g (powers of 1024) or w (words)
+ * suffix. Parsing is pure (lz_parse_rts_flags); printing and exiting are the caller's.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rts_priv.h"
+
+LzFlags lz_flags;
+
+void lz_flags_default(LzFlags *f) {
+  memset(f, 0, sizeof *f);
+  /* GHC's default -K: 80% of physical memory. */
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  size_t phys = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : (size_t)8 << 30;
+  f->max_stack_bytes = phys / 10 * 8;
+}
+
+bool lz_parse_size(const char *s, size_t *out) {
+  char *end;
+  if (!s || !*s || (*s < '0' || *s > '9'))
+    return false;
+  double v = strtod(s, &end);
+  double mult = 1;
+  switch (*end) {
+  case 0: break;
+  case 'k': case 'K': mult = 1024.0; end++; break;
+  case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
+  case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+  case 'w': case 'W': mult = sizeof(LzWord); end++; break;
+  default: return false;
+  }
+  if (*end)
+    return false;
+  v *= mult;
+  if (!(v >= 0) || v > 1e18)
+    return false;
+  *out = (size_t)v;
+  return true;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+  return 1;
+}
+
+/* The flag needs another way of building the program? Returns the compile flags. */
+static const char *other_way(const char *a) {
+  if (a[1] == 'N' || (a[1] == 'q' && a[2]))
+    return "-threaded";
+  if (a[1] == 'l' || !strcmp(a, "-v") || !strncmp(a, "-ol", 3))
+    return "-eventlog";
+  if (a[1] == 'p' || a[1] == 'P' || (a[1] == 'h' && a[2] != 0) || !strcmp(a, "-h") ||
+      !strcmp(a, "-xc"))
+    return "-prof";
+  if (!strncmp(a, "--record", 8) || !strncmp(a, "--replay", 8) || !strcmp(a, "--step"))
+    return "-replay";
+  return NULL;
+}
+
+static int rts_option(const char *a, LzFlags *f, char *err, size_t errlen) {
+  size_t sz;
+  const char *way = other_way(a);
+  if (way)
+    return fail(err, errlen, "the flag %s requires the program to be built with %s", a, way);
+  if (!strcmp(a, "-?"))
+    return 2;
+  if (a[0] != '-')
+    return fail(err, errlen, "unexpected RTS argument: %s", a);
+  switch (a[1]) {
+  case 's':
+    f->stats = true;
+    f->stats_file = a[2] && strcmp(a + 2, "stderr") ? (char *)a + 2 : NULL;
+    return 0;
+  case 'K':
+    if (!lz_parse_size(a + 2, &sz) || sz == 0)
+      return fail(err, errlen, "bad value for -K: %s", a + 2);
+    f->max_stack_bytes = sz;
+    return 0;
+  case 'M':
+    if (!lz_parse_size(a + 2, &sz))
+      return fail(err, errlen, "bad value for -M: %s", a + 2);
+    f->max_heap_bytes = sz;
+    return 0;
+  case 'A':
+  case 'H':
+    if (a[2] && !lz_parse_size(a + 2, &sz))
+      return fail(err, errlen, "bad value for -%c: %s", a[1], a + 2);
+    return 0; /* accepted, no effect with Boehm */
+  default:
+    return fail(err, errlen, "unknown RTS option: %s", a);
+  }
+}
+
+int lz_parse_rts_flags(int argc, char **argv, LzFlags *flags, int *out_argc, char **out_argv,
+                       char *err, size_t errlen) {
+  lz_flags_default(flags);
+  int n = 0;
+  bool in_rts = false, all_program = false;
+  int status = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (all_program) {
+      out_argv[n++] = argv[i];
+    } else if (!strcmp(a, "--RTS")) {
+      all_program = true;
+    } else if (!strcmp(a, "+RTS")) {
+      in_rts = true;
+    } else if (!strcmp(a, "-RTS")) {
+      in_rts = false;
+    } else if (in_rts) {
+      int r = rts_option(a, flags, err, errlen);
+      if (r == 1)
+        return 1;
+      if (r == 2)
+        status = 2;
+    } else {
+      out_argv[n++] = argv[i];
+    }
+  }
+  out_argv[n] = NULL;
+  *out_argc = n;
+  return status;
+}
+
+static const char *const usage[] = {
+    "",
+    "Usage: <prog> <args> [+RTS <rtsopts> | -RTS <args>] ... --RTS <args>",
+    "",
+    "   +RTS    Indicates run time system options follow",
+    "   -RTS    Indicates program arguments follow",
+    "  --RTS    Indicates that ALL subsequent arguments will be given to the",
+    "           program (including any of these RTS flags)",
+    "",
+    "The following run time system options are available:",
+    "",
+    "  -?       Prints this message and exits; the program is not executed",
+    "",
+    "  -K<size>  Sets the maximum stack size (default: 80% of physical memory)",
+    "            Egs: -K32k -K512k -K8M",
+    "  -M<size>  Sets the maximum heap size (default unlimited)  Egs: -M256k -M1G",
+    "  -A<size>, -H<size>  Accepted for compatibility; no effect (Boehm GC)",
+    "",
+    "  -s[<file>] Summary GC statistics (if <file> omitted, uses stderr)",
+    "",
+    "  -N, -q*  need a program built with -threaded; -l with -eventlog;",
+    "  -p, -h   with -prof; --record, --replay with -replay",
+    "",
+    "Sizes may be followed by k, m or g (powers of 1024) or w (words).",
+    "",
+    "Other RTS options may be available for programs compiled a different way.",
+};
+
+void lz_print_usage(FILE *out) {
+  const char *p = lz_prog_name ? lz_prog_name : "lz";
+  for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++)
+    fprintf(out, "%s: %s\n", p, usage[i]);
+}
