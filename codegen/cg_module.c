@@ -177,7 +177,7 @@ LLVMValueRef cg_info_table(Cg *cg, const char *name, LLVMValueRef entry, int typ
   };
   LLVMSetInitializer(g, LLVMConstNamedStruct(cg->t_info, f, 7));
   LLVMSetGlobalConstant(g, 1);
-  LLVMSetLinkage(g, LLVMPrivateLinkage);
+  LLVMSetLinkage(g, LLVMInternalLinkage); /* internal, not private: named in debuggers */
   LLVMSetAlignment(g, 8);
   return g;
 }

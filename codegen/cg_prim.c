@@ -175,6 +175,7 @@ LLVMValueRef cg_primop(CgFn *f, StgExpr *e) {
     return cg_word(cg, 0);
   case P_SAME_MUTVAR: return to_int(cg, LLVMBuildICmp(b, LLVMIntEQ, x, y, ""));
   case P_REALWORLD: return cg_word(cg, 0);
+  case P_UNSAFE_COERCE: return x;
   case P_DATA_TO_TAG: {
     /* the argument is evaluated and tagged: tag - 1, or the info table's tag for 7 */
     LLVMValueRef t = cg_ptr_tag(f, x);

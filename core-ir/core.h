@@ -286,4 +286,17 @@ char *core_expr_to_string(const CoreExpr *e, int max_len);
 int core_lint_program(const CoreProgram *p, const char *after_pass);
 void core_set_lint_stream(FILE *f); /* where lint reports go; NULL = stderr */
 
+/* ---- the optimiser (core-ir/opt*.c, simplify*.c, strictness.c) -------------------------------
+ * See Note [Core optimiser] in docs/notes/core-opt.md. */
+
+/* Optimise the whole program in place (and return it): level 0 does nothing; 1 and 2
+ * run the simplifier (inlining, case-of-known-constructor, case of case, let floating,
+ * constant folding, dictionary method selection), specialisation of overloaded
+ * functions and strictness-based worker/wrapper; 2 iterates longer. Bindings `main`
+ * does not reach are dropped. With lint_between_passes, core_lint_program runs after
+ * every pass (reports name the pass) and the optimiser stops at the first failure. */
+CoreProgram *core_optimise(CoreProgram *p, int level, bool lint_between_passes);
+/* One line of counts of what the last core_optimise did (for -v / tests). */
+void core_opt_print_stats(FILE *out);
+
 #endif

@@ -2,15 +2,17 @@
  *
  * Compiled code allocates inline from per-capability free lists (cap->fl[g], objects of
  * g 16-byte granules, linked through word 0); this file refills them in batches with
- * Boehm's GC_malloc_many, so the GC is not called once per object. Boehm keeps its
- * default GC_all_interior_pointers mode (tagged pointers and pointers an optimiser
- * derives stay valid roots); that mode adds one byte to every request, so a g-granule
- * list is refilled with requests of 16*g - 1 bytes, which Boehm rounds to exactly g
- * granules. Before a collection triggered from the slow path, the dead part of the
+ * Boehm's GC_malloc_many, so the GC is not called once per object. Boehm runs with
+ * GC_all_interior_pointers off and displacements 1..7 registered: heap words hold base
+ * or tagged pointers only, and pointers from stacks and registers are recognised
+ * anywhere inside an object in any mode, so optimiser-derived pointers are still safe.
+ * (The default mode adds a byte to each object and does not scan its last word, which
+ * compiled code fills.) Before a collection triggered from the slow path, the dead part of the
  * running thread's stack (below sp) is cleared, so stale frames do not keep garbage
  * alive. Heap exhaustion (Boehm's out-of-memory hook, or -M) ends the program as GHC
  * does: "Heap exhausted;" and exit status 251.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "rts_priv.h"
@@ -59,10 +61,17 @@ void lz_gc_init(void) {
   gc_started = true;
   GC_set_oom_fn(oom_handler);
   GC_set_handle_fork(1); /* collections keep working in a fork()ed child */
+  GC_set_all_interior_pointers(0);
   GC_INIT();
+  for (int d = 1; d <= (int)LZ_TAG_MASK; d++)
+    GC_register_displacement((size_t)d); /* tagged pointers in heap words */
   GC_allow_register_threads(); /* the threaded way registers its capability threads */
   if (lz_flags.max_heap_bytes)
     GC_set_max_heap_size(lz_flags.max_heap_bytes);
+  size_t heap = GC_get_heap_size(), want = lz_flags.initial_heap_bytes;
+  if (!getenv("GC_INITIAL_HEAP_SIZE") && want > heap &&
+      (!lz_flags.max_heap_bytes || want <= lz_flags.max_heap_bytes))
+    GC_expand_hp(want - heap);
   GC_set_on_collection_event(on_gc_event);
   mp_set_memory_functions(gmp_alloc, gmp_realloc, gmp_free);
 }
@@ -75,7 +84,7 @@ void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
     return p;
   }
   cap->rest->gc_sp = sp;
-  void *list = GC_malloc_many(granules * LZ_GRANULE_BYTES - 1);
+  void *list = GC_malloc_many(granules * LZ_GRANULE_BYTES); /* exactly g granules */
   cap->rest->gc_sp = NULL;
   if (!list)
     lz_heap_exhausted();

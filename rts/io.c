@@ -151,15 +151,18 @@ LzWord lz_prim_hPutStr(LzCap *cap, LzWord fd, LzWord str, LzWord n) {
   if (!h->writable)
     io_illegal(h, "hPutStr", "handle is not open for writing");
   bool newline = false;
-  LzWord cell = lz_string_cell(str);
-  for (LzWord i = 0; i < n && LZ_TAG(cell) == 2; i++) {
+  LzWord rest = str; /* cells beyond the n-th may be unevaluated: never look at them */
+  for (LzWord i = 0; i < n; i++) {
+    LzWord cell = lz_string_cell(rest);
+    if (LZ_TAG(cell) != 2)
+      break;
     LzWord *c = LZ_UNTAG(cell);
     uint32_t ch = lz_char_value(c[1]);
     if (h->wlen + 4 > BUF_BYTES)
       flush_or_die(h, "hPutStr");
     h->wlen += lz_utf8_encode(ch, h->wbuf + h->wlen, false);
     newline |= ch == '\n';
-    cell = lz_string_cell(c[2]);
+    rest = c[2];
   }
   if (h->mode == 0 || (h->mode == 1 && newline))
     flush_or_die(h, "hPutStr");

@@ -43,6 +43,8 @@ typedef struct LzFlags {
   char *stats_file;          /* -s<file>: NULL for stderr */
   size_t max_stack_bytes;    /* -K */
   size_t max_heap_bytes;     /* -M (0: unlimited) */
+  size_t initial_heap_bytes; /* -A / -H: Boehm's initial heap (collections happen about
+                                every third of it while live data is small) */
 } LzFlags;
 
 extern LzFlags lz_flags;

@@ -81,8 +81,11 @@ char *lz_string_utf8(LzWord list, long n, bool modified, size_t *len) {
   char *buf = GC_MALLOC_ATOMIC(cap);
   if (!buf)
     lz_heap_exhausted();
-  LzWord cell = lz_string_cell(list);
-  for (long i = 0; (n < 0 || i < n) && LZ_TAG(cell) == 2; i++) {
+  LzWord rest = list; /* only the cells wanted are looked at: the tail may be a thunk */
+  for (long i = 0; n < 0 || i < n; i++) {
+    LzWord cell = lz_string_cell(rest);
+    if (LZ_TAG(cell) != 2)
+      break;
     LzWord *c = LZ_UNTAG(cell);
     if (used + 5 > cap) {
       cap *= 2;
@@ -92,7 +95,7 @@ char *lz_string_utf8(LzWord list, long n, bool modified, size_t *len) {
       buf = nb;
     }
     used += lz_utf8_encode(lz_char_value(c[1]), (unsigned char *)buf + used, modified);
-    cell = lz_string_cell(c[2]);
+    rest = c[2];
   }
   buf[used] = 0;
   if (len)

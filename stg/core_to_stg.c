@@ -173,8 +173,10 @@ static bool speculatable(CoreExpr *e) {
 /* Can the constructor application `e` be a closure (a let right-hand side, or a static
  * closure at top level), given how its unlifted arguments would have to be bound? */
 static bool con_args_ok(CoreExpr *e, AtomMode mode) {
+  if (!e->args && e->nargs) return false;
   for (int i = 0; i < e->nargs; i++) {
     CoreExpr *a = stg_conv_erase(e->args[i]);
+    if (stg_conv_strict_integer(e, i)) return false;
     if (!a || stg_conv_is_atom(a) || expr_rep(a) == STG_P) continue;
     if (mode == MODE_LET_CON && speculatable(a)) continue;
     return false;
@@ -443,6 +445,12 @@ static COLD StgExpr *conv_con_expr(Conv *c, CoreExpr *e) {
   x->con = e->con;
   x->args = stg_conv_atomize_args(c, e->args, e->nargs, &fl, MODE_EXPR);
   x->nargs = e->nargs;
+  for (int i = 0; i < e->nargs; i++)
+    if (stg_conv_strict_integer(e, i) && x->args[i].kind == SA_VAR) { /* evaluate the CAF first */
+      StgVar *v = fresh(c, "ds", STG_P, e->span);
+      LZ_PUSH(fl, ((Float){true, v, NULL, atom_expr(x->args[i], e->span)}));
+      x->args[i] = stg_atom_var(v);
+    }
   return wrap(&fl, x);
 }
 

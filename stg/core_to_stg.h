@@ -34,7 +34,8 @@ typedef struct Conv {
 static inline uint64_t stg_conv_key(int uniq) { return ((uint64_t)(uint32_t)uniq << 1) | 1; }
 
 /* Types, type lambdas and applications, casts: all erased. */
-static inline CoreExpr *stg_conv_erase(CoreExpr *e) {
+static inline CoreExpr *stg_conv_erase(const CoreExpr *e_) {
+  CoreExpr *e = (CoreExpr *)e_;
   while (e && (e->kind == CE_TYAPP || e->kind == CE_TYLAM || e->kind == CE_CAST))
     e = e->kind == CE_TYAPP ? e->fn : e->body;
   return e;
@@ -46,6 +47,15 @@ static inline StgAtom stg_conv_lit_int(int64_t i) {
   l.kind = CL_INT;
   l.i = i;
   return stg_atom_lit(l);
+}
+
+/* Does argument i of constructor application x go to a strict field as an Integer
+ * literal? Core counts a literal as evaluated, but in STG an Integer literal is a CAF, so
+ * such an argument must be evaluated before the constructor is built. */
+static inline bool stg_conv_strict_integer(const CoreExpr *x, int i) {
+  const CoreExpr *a = stg_conv_erase(x->args ? x->args[i] : NULL);
+  return x->con && x->con->strict && i < x->con->arity && x->con->strict[i] && a && a->kind == CE_LIT &&
+         a->lit.kind == CL_INTEGER;
 }
 
 /* core_to_stg.c */

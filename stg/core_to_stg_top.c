@@ -66,16 +66,20 @@ StgVar *stg_conv_nullary(Conv *c, CoreDataCon *con, LzSpan at) {
 
 /* ---- constant constructor applications: shared static closures --------------------------- */
 
-/* Is `x` a constructor application whose arguments are all literals or globals? It can be
- * one static closure shared by every use (constructors are immutable). */
-bool stg_conv_static_con(Conv *c, CoreExpr *x) {
-  if (!x || x->kind != CE_CON || x->nargs == 0 || !x->con) return false;
+/* Is `x` a constructor application whose arguments are all literals, globals or (nested
+ * up to a bound) such constructor applications? It can be one static closure shared by
+ * every use (constructors are immutable). Not if a strict field would get an Integer
+ * literal, which is a CAF, not a value (see stg_conv_strict_integer). */
+static bool static_con_at(Conv *c, CoreExpr *x, int depth) {
+  if (!x || x->kind != CE_CON || x->nargs == 0 || !x->con || !x->args || depth > 32) return false;
   for (int i = 0; i < x->nargs; i++) {
     CoreExpr *a = stg_conv_erase(x->args[i]);
-    if (!a) return false;
+    if (!a || stg_conv_strict_integer(x, i)) return false;
     if (a->kind == CE_VAR) {
       StgAtom *at = a->var ? stg_map_get(&c->env, stg_conv_key(a->var->uniq)) : NULL;
       if (!at || (at->kind == SA_VAR && !at->var->global)) return false;
+    } else if (a->kind == CE_CON && a->nargs > 0) {
+      if (!static_con_at(c, a, depth + 1)) return false;
     } else if (!(a->kind == CE_LIT || (a->kind == CE_CON && a->nargs == 0) ||
                  (a->kind == CE_PRIMOP && a->primop == P_REALWORLD && a->nargs == 0))) {
       return false;
@@ -83,6 +87,8 @@ bool stg_conv_static_con(Conv *c, CoreExpr *x) {
   }
   return true;
 }
+
+bool stg_conv_static_con(Conv *c, CoreExpr *x) { return static_con_at(c, x, 0); }
 
 static const char *atom_key(const StgAtom *a) {
   if (a->kind == SA_VAR) return lz_fmt("v%d", a->var->id);
@@ -106,7 +112,9 @@ StgVar *stg_conv_static_con_var(Conv *c, CoreExpr *x) {
   StgAtom *args = LZ_NEW_ARRAY(StgAtom, x->nargs);
   const char *key = lz_fmt("%p", (void *)x->con);
   for (int i = 0; i < x->nargs; i++) {
-    stg_conv_trivial_atom(c, x->args[i], &args[i]);
+    CoreExpr *a = stg_conv_erase(x->args[i]);
+    if (a && a->kind == CE_CON && a->nargs > 0) args[i] = stg_atom_var(stg_conv_static_con_var(c, a));
+    else stg_conv_trivial_atom(c, a, &args[i]);
     key = lz_fmt("%s|%s", key, atom_key(&args[i]));
   }
   Sym k = lz_sym(key);

@@ -65,7 +65,9 @@
  * Integer object. A nullary constructor used as a value refers to its one shared static
  * closure, a top-level STG_CON binding named after the constructor (in the module of its
  * type); likewise a constructor application whose arguments are all literals or globals
- * (`I# 1#`) is one shared static closure `I#$uniq`, never allocated. `realWorld#` in argument position becomes the literal 0# (World# is
+ * (`I# 1#`, nested too) is one shared static closure `I#$uniq`, never allocated. An
+ * Integer literal given to a strict field (Core counts a literal as evaluated) is
+ * evaluated by a case first, so strict fields only ever hold values. `realWorld#` in argument position becomes the literal 0# (World# is
  * zero-width).
  *
  * All STG lives in the compiler arena (support.h). Public names: stg_ / Stg.

@@ -30,9 +30,12 @@ import System.Exit
 import System.Environment
 import Data.Char (ord, chr)
 import Data.Word (Word8)
+import Unsafe.Coerce (unsafeCoerce)
 
 type World# = State# RealWorld
 type MutVar# a = E.MutVar# RealWorld a
+type Array# a = E.Array# a
+type MutableArray# a = E.MutableArray# RealWorld a
 
 ifThenElse :: Bool -> a -> a -> a
 ifThenElse True t _ = t
@@ -191,6 +194,32 @@ prim_writeMutVar# :: MutVar# a -> a -> World# -> Int#
 prim_writeMutVar# v x s = case E.writeMutVar# v x s of _ -> 0#
 prim_sameMutVar# :: MutVar# a -> MutVar# a -> Int#
 prim_sameMutVar# a b = b2i (isTrue# (E.sameMutVar# a b))
+
+-- Arrays (elements are Lz Boxes; these never look at them)
+prim_newArray# :: Int# -> a -> World# -> MutableArray# a
+prim_newArray# n x s = case E.newArray# n x s of (# _, m #) -> m
+prim_readArray# :: MutableArray# a -> Int# -> World# -> a
+prim_readArray# m i s = case E.readArray# m i s of (# _, x #) -> x
+prim_writeArray# :: MutableArray# a -> Int# -> a -> World# -> Int#
+prim_writeArray# m i x s = case E.writeArray# m i x s of _ -> 0#
+prim_unsafeFreezeArray# :: MutableArray# a -> World# -> Array# a
+prim_unsafeFreezeArray# m s = case E.unsafeFreezeArray# m s of (# _, a #) -> a
+prim_thawArray# :: Array# a -> Int# -> Int# -> World# -> MutableArray# a
+prim_thawArray# a off n s = case E.thawArray# a off n s of (# _, m #) -> m
+prim_indexArray# :: Array# a -> Int# -> a
+prim_indexArray# a i = case E.indexArray# a i of (# x #) -> x
+prim_sizeofArray# :: Array# a -> Int#
+prim_sizeofArray# a = E.sizeofArray# a
+prim_sizeofMutableArray# :: MutableArray# a -> Int#
+prim_sizeofMutableArray# m = E.sizeofMutableArray# m
+
+-- Sparks: the sequential meaning (no spark is ever run). The argument is an Lz
+-- Box, left alone.
+prim_spark# :: b -> World# -> Int#
+prim_spark# _ _ = 0#
+
+prim_unsafeCoerce# :: a -> b
+prim_unsafeCoerce# x = unsafeCoerce x
 
 -- IO: descriptors are keys of a table of GHC handles.
 {-# NOINLINE handles #-}

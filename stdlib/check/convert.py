@@ -20,7 +20,7 @@ import sys
 
 DROP_IN_BASE = [
     r"^data Int#\s*$", r"^data Double#\s*$", r"^data Char#\s*$", r"^data Addr#\s*$",
-    r"^data World#\s*$", r"^data MutVar# a\s*$", r"^data Integer\s*$",
+    r"^data World#\s*$", r"^data MutVar# a\s*$", r"^data Array# a\s*$", r"^data MutableArray# a\s*$", r"^data Integer\s*$",
     r"^data Bool = False \| True\s*$", r"^data Ordering = LT \| EQ \| GT\s*$",
     r"^data Char = C# Char#\s*$", r"^data Int = I# Int#\s*$", r"^data Double = D# Double#\s*$",
     r"^data Ratio a = !a :% !a\s*$", r"^infixl 7\s+:%\s*$",

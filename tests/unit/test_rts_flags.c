@@ -79,12 +79,17 @@ static void test_flags(void **state) {
   p = PARSE("+RTS", "-M256m", "-A64m", "-H1g");
   assert_int_equal(p.status, 0);
   assert_int_equal(p.flags.max_heap_bytes, 256u << 20);
+  assert_int_equal(p.flags.initial_heap_bytes, (size_t)1 << 30); /* the last of -A/-H */
+  p = PARSE("+RTS", "-A");
+  assert_int_equal(p.status, 1);
+  assert_string_equal(p.err, "bad value for -A: ");
   p = PARSE("+RTS", "-?");
   assert_int_equal(p.status, 2);
   /* defaults */
   p = PARSE("a");
   assert_false(p.flags.stats);
   assert_int_equal(p.flags.max_heap_bytes, 0);
+  assert_int_equal(p.flags.initial_heap_bytes, 4u << 20);
   assert_true(p.flags.max_stack_bytes > (size_t)64 << 20);
 }
 

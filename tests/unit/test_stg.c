@@ -651,6 +651,43 @@ static void test_static_constructors(void **state) {
   expect_no_text("let");
 }
 
+/* Constant data nests: Just (Just (I# 1#)) is three static closures, no code. A strict
+ * Integer field never receives the literal's CAF unevaluated. */
+static void test_nested_static_data_and_strict_integer_fields(void **state) {
+  (void)state;
+  CoreType *mi = TA(W.maybe, INT());
+  CoreExpr *inner = just(boxed(1));
+  add_bind(global("nest", TA(W.maybe, mi)), con_app(W.just, 1, &mi, 1, &inner));
+  CoreType *integer = T(W.integer);
+  CoreTyCon *bi = mk_tycon("BI", TC_DATA, 0, NULL);
+  CoreDataCon *bic = mk_con(bi, "BI", 1, &integer);
+  bic->strict[0] = true;
+  CoreExpr *l1 = lit_integer("5", true, 5), *l2 = lit_integer("5", true, 5), *l3 = lit_integer("5", true, 5);
+  add_bind(global("b1", T(bi)), con_app(bic, 0, NULL, 1, &l1));
+  CoreVar *x = local("x", INT());
+  add_bind(global("b2", FN(INT(), T(bi))), core_lam(x, con_app(bic, 0, NULL, 1, &l2)));
+  CoreVar *y = local("y", INT()), *b = local("b", T(bi));
+  CoreType *tbi = T(bi);
+  CoreExpr *jb = con_app(W.just, 1, &tbi, 1, (CoreExpr *[]){V(b)});
+  add_bind(global("b3", FN(INT(), TA(W.maybe, T(bi)))), core_lam(y, mk_let(false, b, con_app(bic, 0, NULL, 1, &l3), jb)));
+  convert();
+  StgRhs *nest = top_rhs("nest");
+  assert_int_equal(nest->kind, STG_CON);
+  assert_int_equal(nest->args[0].kind, SA_VAR);
+  StgRhs *mid = nest->args[0].var->rhs;
+  assert_int_equal(mid->kind, STG_CON);
+  assert_ptr_equal(mid->con, W.just);
+  assert_int_equal(mid->args[0].var->rhs->kind, STG_CON);
+  assert_ptr_equal(mid->args[0].var->rhs->con, W.ihash);
+  /* b1 is a CAF that evaluates the literal first; b2 evaluates it in its body; b3's let
+   * is a thunk */
+  assert_int_equal(top_rhs("b1")->kind, STG_THUNK);
+  expect_text("b1 = \\u [] -> case $integer_5 of ds_");
+  expect_text(lz_fmt("b2 = \\r [] %s -> case $integer_5 of ds_", N(x)));
+  assert_int_equal(sv(b)->rhs->kind, STG_THUNK);
+  expect_no_text("BI [$integer_5]");
+}
+
 /* case x of b { DEFAULT -> y } on a lifted x evaluates x: it stays. scc stays too. */
 static void test_seq_case_and_scc_kept(void **state) {
   (void)state;
@@ -884,6 +921,73 @@ static void test_deep_nesting(void **state) {
   free(diag);
 }
 
+/* ---- through the real front end -------------------------------------------------------------- */
+
+#include "../../frontend/frontend.h"
+
+static const char real_program[] =
+    "module Main where\n"
+    "data Shape = Circle Double | Rect Double Double deriving Show\n"
+    "area :: Shape -> Double\n"
+    "area (Circle r) = 3.14159 * r * r\n"
+    "area (Rect w h) = w * h\n"
+    "sumTo :: Int -> Int\n"
+    "sumTo n = go 0 n where\n"
+    "  go acc 0 = acc\n"
+    "  go acc k = go (acc + k) (k - 1)\n"
+    "main :: IO ()\n"
+    "main = do\n"
+    "  mapM_ (print . area) [Circle 1.0, Rect 2 3]\n"
+    "  print (sumTo 100, 2 ^ 70 :: Integer)\n";
+
+typedef struct RealJob {
+  CoreProgram *core;
+  StgProgram *stg;
+  int core_lint, stg_lint;
+  char *text;
+} RealJob;
+
+static void *real_compile(void *arg) {
+  RealJob *j = arg;
+  FeOptions o = {0};
+  o.stdlib_dir = LZ_STDLIB_DIR;
+  j->core = fe_compile_text("real.lz", real_program, sizeof real_program - 1, &o);
+  if (!j->core) return NULL;
+  j->core_lint = core_lint_program(j->core, "front end");
+  j->stg = stg_from_core(j->core);
+  if (!j->stg) return NULL;
+  j->stg_lint = stg_lint_program(j->stg, "core to stg");
+  j->text = print_stg(j->stg);
+  return NULL;
+}
+
+/* A real program (with the whole standard library) converts and lints; its join point,
+ * Integer literal and Double code look as expected. */
+static void test_real_program(void **state) {
+  (void)state;
+  RealJob job = {0};
+  pthread_attr_t attr;
+  pthread_t th;
+  assert_int_equal(pthread_attr_init(&attr), 0);
+  assert_int_equal(pthread_attr_setstacksize(&attr, 512u << 20), 0);
+  assert_int_equal(pthread_create(&th, &attr, real_compile, &job), 0);
+  pthread_join(th, NULL);
+  pthread_attr_destroy(&attr);
+  if (!job.core) fprintf(stderr, "front end failed (%d errors)\n", lz_error_count());
+  assert_non_null(job.core);
+  assert_int_equal(job.core_lint, 0);
+  assert_non_null(job.stg);
+  if (job.stg_lint) fprintf(stderr, "stg lint:\n%s\n", stg_out);
+  assert_int_equal(job.stg_lint, 0);
+  text = job.text;
+  expect_text("\nsumTo = \\r [] n_");
+  expect_text("\narea = \\r [] ");
+  expect_text("integerFromInt# [70#]"); /* the literal of 2 ^ 70 */
+  expect_text(" = Circle [Lz.Base.D#$");     /* Circle 1.0: static data */
+  assert_non_null(job.stg->main);
+  assert_string_equal(job.stg->main->name, "main");
+}
+
 #define T_(name) cmocka_unit_test_setup_teardown(name, stg_setup, stg_teardown)
 
 int main(void) {
@@ -901,6 +1005,7 @@ int main(void) {
       T_(test_unlifted_arguments_are_evaluated_not_thunked),
       T_(test_integer_literals),
       T_(test_static_constructors),
+      T_(test_nested_static_data_and_strict_integer_fields),
       T_(test_seq_case_and_scc_kept),
       T_(test_odd_shapes),
       T_(test_lint_missing_free_variable),
@@ -912,6 +1017,7 @@ int main(void) {
       T_(test_lint_lne_discipline),
       T_(test_lint_bound_twice_and_bad_case),
       T_(test_deep_nesting),
+      T_(test_real_program),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
