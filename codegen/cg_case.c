@@ -95,15 +95,11 @@ static void live_expr(Live *l, StgExpr *e) {
 }
 
 static void compute_live(Cg *cg, StgExpr *kase, CgCont *k) {
-  static Live l; /* stamp arrays reused across queries */
-  if (l.cg != cg || !l.bound) {
-    l = (Live){0};
-    l.cg = cg;
-    l.bound = LZ_NEW_ARRAY(int, cg->nvars + 1);
-    l.seen = LZ_NEW_ARRAY(int, cg->nvars + 1);
+  if (!cg->live_bound) {
+    cg->live_bound = LZ_NEW_ARRAY(int, cg->nvars + 1);
+    cg->live_seen = LZ_NEW_ARRAY(int, cg->nvars + 1);
   }
-  l.q++;
-  l.vars.len = 0;
+  Live l = {cg, cg->live_bound, cg->live_seen, ++cg->live_q, {0}};
   live_bind(&l, kase->binder);
   for (int i = 0; i < kase->nalts; i++) {
     StgAlt *a = &kase->alts[i];
@@ -124,25 +120,40 @@ static CgCont *cont_for(Cg *cg, StgExpr *e, LLVMValueRef ret) {
   k->kase = e;
   k->ret = ret;
   compute_live(cg, e, k);
-  const char *name = lz_fmt("case_%s", e->binder ? cg_var_label(e->binder) : "k");
+  const char *name = lz_fmt("%s%scase_%s", cg->top ? cg->top : "", cg->top ? "." : "",
+                            e->binder ? cg_var_label(e->binder) : "k");
   k->fn = cg_new_code_fn(cg, name);
+  k->fast = cg_new_code_fn(cg, lz_fmt("%s_alts", name));
   k->info = cg_info_table(cg, lz_fmt("%s_info", name), k->fn, LZ_FRAME_RET, 0, 0, k->nlive, NULL);
   cg_map_put(&cg->conts, e, k);
-  CgJob j = {JOB_CONT, NULL, k};
+  CgJob j = {JOB_CONT, NULL, k, cg->top};
   LZ_PUSH(cg->jobs, j);
   return k;
 }
 
+/* The alternatives (k->fast), then the frame's continuation (k->fn): reload the first three
+ * saved values, pop the frame down to the rest, jump to the alternatives. */
 void cg_cont_body(Cg *cg, CgCont *k) {
   CgFn fb, *f = &fb;
-  cg_fn_begin(cg, f, k->fn, true);
+  cg_fn_begin(cg, f, k->fast, true);
   for (int i = 0; i < k->nlive; i++) {
-    LLVMValueRef w = LLVMBuildLoad2(cg->b, cg->t_word, cg_sp_slot(f, 1 + i), "");
+    LLVMValueRef w = i < 3 ? cg_param(f, 3 + i) : LLVMBuildLoad2(cg->b, cg->t_word, cg_sp_slot(f, i - 3), "");
     cg_bind(f, k->live[i], cg_from_word(f, w, k->live[i]->rep));
   }
-  f->sp = cg_sp_slot(f, 1 + k->nlive);
+  if (k->nlive > 3) f->sp = cg_sp_slot(f, k->nlive - 3);
   StgExpr *e = k->kase;
   cg_alts(f, e, cg_from_word(f, cg_param(f, 2), e->binder ? e->binder->rep : e->scrut->rep), k->ret);
+  bool allocates = f->allocates;
+  f->allocates = false; /* the heap check is made by the frame continuation */
+  cg_fn_finish(f);
+
+  cg_fn_begin(cg, f, k->fn, true);
+  LLVMValueRef r[3] = {NULL, NULL, NULL};
+  int inreg = k->nlive < 3 ? k->nlive : 3;
+  for (int i = 0; i < inreg; i++) r[i] = LLVMBuildLoad2(cg->b, cg->t_word, cg_sp_slot(f, 1 + i), "");
+  f->sp = cg_sp_slot(f, 1 + inreg);
+  cg_tail_call(f, k->fast, cg_param(f, 2), r[0], r[1], r[2]);
+  f->allocates = allocates;
   cg_fn_finish(f);
 }
 
@@ -278,22 +289,30 @@ void cg_case(CgFn *f, StgExpr *e, LLVMValueRef ret) {
     cg_alts(f, e, cg_atom(f, &s->atom), ret);
     return;
   }
-  /* push the return frame, then evaluate the scrutinee with it as the sequel */
   CgCont *k = cont_for(cg, e, ret);
   LLVMValueRef *words = LZ_NEW_ARRAY(LLVMValueRef, k->nlive + 1);
   words[0] = cg_const_ptr_word(cg, k->info, 0);
   for (int i = 0; i < k->nlive; i++) words[i + 1] = cg_lookup(f, k->live[i]);
-  cg_push(f, words, k->nlive + 1);
   if (s->kind == SE_ATOM && !s->atom.var->global) {
+    /* tagged: straight to the alternatives, live values in registers (the 4th and later
+     * on the stack); untagged: push the frame and enter */
     LLVMValueRef v = cg_lookup(f, s->atom.var);
     LLVMBasicBlockRef tagged = cg_block(f, "evald"), untagged = cg_block(f, "eval");
     LLVMValueRef c = LLVMBuildICmp(cg->b, LLVMIntNE, cg_ptr_tag(f, v), cg_word(cg, 0), "");
     LLVMBuildCondBr(cg->b, c, tagged, untagged);
+    LLVMValueRef sp = f->sp;
     LLVMPositionBuilderAtEnd(cg->b, tagged);
-    cg_tail_call(f, k->fn, v, NULL, NULL, NULL);
+    if (k->nlive > 3) cg_push(f, words + 4, k->nlive - 3);
+    cg_tail_call(f, k->fast, v, k->nlive > 0 ? words[1] : NULL, k->nlive > 1 ? words[2] : NULL,
+                 k->nlive > 2 ? words[3] : NULL);
+    f->sp = sp;
     LLVMPositionBuilderAtEnd(cg->b, untagged);
+    cg_push(f, words, k->nlive + 1);
     cg_enter(f, v);
+    f->sp = sp;
     return;
   }
+  /* push the return frame, then evaluate the scrutinee with it as the sequel */
+  cg_push(f, words, k->nlive + 1);
   cg_expr(f, s, k->fn);
 }

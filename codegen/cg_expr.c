@@ -26,15 +26,16 @@ LLVMValueRef cg_closure_code(Cg *cg, StgRhs *rhs) {
   CgVarInfo *vi = &cg->vars[rhs->var->id];
   if (vi->code) return vi->code;
   const char *label = cg_var_label(rhs->var);
-  vi->code = cg_new_code_fn(cg, lz_fmt("%s_%s", label, rhs_kind_name(rhs->kind)));
   bool top = rhs->var->global;
+  if (!top && cg->top) label = lz_fmt("%s.%s", cg->top, label);
+  vi->code = cg_new_code_fn(cg, lz_fmt("%s_%s", label, rhs_kind_name(rhs->kind)));
   if (rhs->kind == STG_FUN)
     vi->info = cg_info_table(cg, lz_fmt("%s_info", label), vi->code, LZ_FUN, rhs->arity, 0,
                              top ? 0 : rhs->nfvs, label);
   else
     vi->info = cg_info_table(cg, lz_fmt("%s_info", label), vi->code, LZ_THUNK, 0, 0,
                              top ? 1 : 1 + rhs->nfvs, label);
-  CgJob j = {JOB_CLOSURE, rhs, NULL};
+  CgJob j = {JOB_CLOSURE, rhs, NULL, top ? cg_var_label(rhs->var) : cg->top};
   LZ_PUSH(cg->jobs, j);
   return vi->code;
 }
@@ -103,7 +104,7 @@ LLVMValueRef cg_build_con(CgFn *f, CoreDataCon *c, StgAtom *args, int nargs) {
   cg_store(f, p, 0, cg_const_ptr_word(cg, cg_con_info(cg, c), 0));
   for (int i = 0; i < nargs; i++) cg_store(f, p, 8 * (1 + i), vals[i]);
   cg_count_alloc(f, LZ_GRANULE_BYTES * LZ_WORDS_TO_GRANULES(1 + nargs));
-  return LLVMBuildAdd(cg->b, p, cg_word(cg, tag), "con");
+  return LLVMBuildOr(cg->b, p, cg_word(cg, tag), "con");
 }
 
 /* let (rec) of closures: allocate them all, bind the (tagged) pointers, then fill them, so
@@ -128,7 +129,7 @@ static void let_closures(CgFn *f, StgExpr *e) {
     int tag = rhs->kind == STG_CON ? cg_con_ptr_tag(rhs->con) : rhs->kind == STG_FUN ? 1 : 0;
     vi->tag = tag;
     vi->whnf = tag != 0;
-    cg_bind(f, v, tag ? LLVMBuildAdd(cg->b, addr[i], cg_word(cg, tag), cg_var_label(v)) : addr[i]);
+    cg_bind(f, v, tag ? LLVMBuildOr(cg->b, addr[i], cg_word(cg, tag), cg_var_label(v)) : addr[i]);
   }
   for (int i = 0; i < n; i++) {
     StgRhs *rhs = e->binds[i].rhs;
@@ -285,11 +286,22 @@ static void atom(CgFn *f, StgAtom *a, LLVMValueRef ret) {
 static void expr(CgFn *f, StgExpr *e, LLVMValueRef ret);
 
 /* Code in tail position ends its blocks, so the stack pointer it pushed frames on is of no
- * interest to the code compiled next (a sibling alternative): restore it. */
+ * interest to the code compiled next (a sibling alternative): restore it. Restore the
+ * variables it bound, too: the environment is lexically scoped. That matters when a
+ * join point's body is compiled into a function that already binds some of the same
+ * variables — the continuation of a case inside that very body, where they are the
+ * values of the current iteration and the join point's block rebinds them as phis. */
 void cg_expr(CgFn *f, StgExpr *e, LLVMValueRef ret) {
+  Cg *cg = f->cg;
   LLVMValueRef sp = f->sp;
+  int mark = cg->undo.len;
   expr(f, e, ret);
   f->sp = sp;
+  while (cg->undo.len > mark) {
+    CgUndo u = cg->undo.data[--cg->undo.len];
+    u.vi->env = u.env;
+    u.vi->env_stamp = u.stamp;
+  }
 }
 
 static void expr(CgFn *f, StgExpr *e, LLVMValueRef ret) {

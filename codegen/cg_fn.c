@@ -20,6 +20,7 @@ void cg_fn_begin(Cg *cg, CgFn *f, LLVMValueRef fn, bool is_cont) {
   f->fn = fn;
   f->is_cont = is_cont;
   f->stamp = ++cg->stamp;
+  cg->undo.len = 0;
   f->entry = LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry");
   f->start = LLVMAppendBasicBlockInContext(cg->ctx, fn, "start");
   f->cap = LLVMGetParam(fn, 0);
@@ -62,6 +63,8 @@ void cg_fn_finish(CgFn *f) {
 
 void cg_bind(CgFn *f, StgVar *v, LLVMValueRef val) {
   CgVarInfo *vi = &f->cg->vars[v->id];
+  CgUndo u = {vi, vi->env, vi->env_stamp};
+  LZ_PUSH(f->cg->undo, u);
   vi->env = val;
   vi->env_stamp = f->stamp;
 }
@@ -233,9 +236,14 @@ LLVMValueRef cg_alloc(CgFn *f, int words) {
     LLVMValueRef p = LLVMBuildCall2(cg->b, slow_t, cg->rt_alloc_slow, sargs, 3, "");
     return LLVMBuildPtrToInt(cg->b, p, cg->t_word, "obj");
   }
-  LLVMValueRef slot = cap_field(f, offsetof(LzCap, fl) + 8 * (size_t)g, cg->t_word);
-  LLVMValueRef p = LLVMBuildLoad2(cg->b, cg->t_word, slot, "fl");
-  LLVMValueRef isnull = LLVMBuildICmp(cg->b, LLVMIntEQ, p, cg_word(cg, 0), "");
+  /* objects are 16-byte aligned: the loaded pointer says so (!align), and so does
+   * lz_alloc_slow's result, so LLVM knows the tag bits of p | tag */
+  LLVMValueRef slot = cap_field(f, offsetof(LzCap, fl) + 8 * (size_t)g, cg->t_i8p);
+  LLVMValueRef p = LLVMBuildLoad2(cg->b, cg->t_i8p, slot, "fl");
+  LLVMMetadataRef a16 = LLVMValueAsMetadata(cg_word(cg, 16));
+  LLVMSetMetadata(p, LLVMGetMDKindIDInContext(cg->ctx, "align", 5),
+                  LLVMMetadataAsValue(cg->ctx, LLVMMDNodeInContext2(cg->ctx, &a16, 1)));
+  LLVMValueRef isnull = LLVMBuildICmp(cg->b, LLVMIntEQ, p, LLVMConstNull(cg->t_i8p), "");
   LLVMBasicBlockRef fast = cg_block(f, "alloc"), slow = cg_block(f, "allocslow"),
                     join = cg_block(f, "allocated");
   LLVMValueRef br = LLVMBuildCondBr(cg->b, isnull, slow, fast);
@@ -243,19 +251,18 @@ LLVMValueRef cg_alloc(CgFn *f, int words) {
                        LLVMConstInt(cg->t_i32, 1, 0), LLVMConstInt(cg->t_i32, 200, 0)};
   LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "prof", 4), LLVMMDNodeInContext(cg->ctx, w, 3));
   LLVMPositionBuilderAtEnd(cg->b, fast);
-  LLVMValueRef next = cg_load(f, p, 0);
+  LLVMValueRef next = LLVMBuildLoad2(cg->b, cg->t_i8p, LLVMBuildBitCast(cg->b, p, LLVMPointerType(cg->t_i8p, 0), ""), "");
   LLVMBuildStore(cg->b, next, slot);
   LLVMBuildBr(cg->b, join);
   LLVMPositionBuilderAtEnd(cg->b, slow);
   LLVMValueRef q = LLVMBuildCall2(cg->b, slow_t, cg->rt_alloc_slow, sargs, 3, "");
-  q = LLVMBuildPtrToInt(cg->b, q, cg->t_word, "");
   LLVMBuildBr(cg->b, join);
   LLVMPositionBuilderAtEnd(cg->b, join);
-  LLVMValueRef phi = LLVMBuildPhi(cg->b, cg->t_word, "obj");
+  LLVMValueRef phi = LLVMBuildPhi(cg->b, cg->t_i8p, "obj");
   LLVMValueRef vals[2] = {p, q};
   LLVMBasicBlockRef blocks[2] = {fast, slow};
   LLVMAddIncoming(phi, vals, blocks, 2);
-  return phi;
+  return LLVMBuildPtrToInt(cg->b, phi, cg->t_word, "");
 }
 
 void cg_count_alloc(CgFn *f, int64_t bytes) {

@@ -132,6 +132,10 @@ void cg_init_module(Cg *cg) {
   /* runtime C functions */
   LLVMTypeRef p3[3] = {cg->t_i8p, cg->t_wordp, cg->t_word};
   cg->rt_alloc_slow = declare_c(cg, "lz_alloc_slow", cg->t_i8p, p3, 3);
+  unsigned align = LLVMGetEnumAttributeKindForName("align", 5);
+  unsigned nonnull = LLVMGetEnumAttributeKindForName("nonnull", 7);
+  LLVMAddAttributeAtIndex(cg->rt_alloc_slow, LLVMAttributeReturnIndex, LLVMCreateEnumAttribute(cg->ctx, align, 16));
+  LLVMAddAttributeAtIndex(cg->rt_alloc_slow, LLVMAttributeReturnIndex, LLVMCreateEnumAttribute(cg->ctx, nonnull, 0));
   cg->rt_stack_grow = declare_c(cg, "lz_stack_grow", cg->t_wordp, p3, 3);
   /* info tables */
   cg->rt_update_frame_info = declare_info(cg, "lz_update_frame_info");

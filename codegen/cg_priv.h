@@ -35,7 +35,10 @@ void cg_map_put(CgMap *m, const void *key, void *val);
  * node, shared by every copy of the code that reaches the node. */
 typedef struct CgCont {
   StgExpr *kase;
-  LLVMValueRef fn, info;
+  LLVMValueRef fn, info; /* the frame's continuation and its info table */
+  LLVMValueRef fast;     /* the alternatives: r1 = value, r2..r4 = live 1..3, live 4.. at
+                            sp[0..] (popped by it); the frame continuation reloads and
+                            jumps here, a tagged scrutinee jumps here directly */
   StgVar **live; /* saved in the frame, in this order, at sp[1..nlive] */
   int nlive;
   LLVMValueRef ret; /* the known continuation below the frame (NULL: unknown) */
@@ -61,11 +64,19 @@ typedef struct CgVarInfo {
   LLVMValueRef *lne_phis; /* one per parameter, then sp */
 } CgVarInfo;
 
+/* An entry of the environment's undo log (see cg_expr). */
+typedef struct CgUndo {
+  CgVarInfo *vi;
+  LLVMValueRef env;
+  int stamp;
+} CgUndo;
+
 typedef enum { JOB_CLOSURE, JOB_CONT } CgJobKind;
 typedef struct CgJob {
   CgJobKind kind;
   StgRhs *rhs;
   CgCont *cont;
+  const char *top; /* label of the top-level binding the code belongs to (for names) */
 } CgJob;
 
 /* ---- the generator ---------------------------------------------------------------------- */
@@ -95,7 +106,10 @@ typedef struct Cg {
   CgMap nullary;   /* CoreDataCon* -> static closure of a nullary constructor */
   CgMap strings;   /* Sym of the bytes -> global */
   LZ_VEC(CgJob) jobs;
+  LZ_VEC(CgUndo) undo; /* bindings to restore when leaving a scope */
   int stamp;       /* number of the LLVM function being filled */
+  const char *top; /* label of the top-level binding being compiled (for names) */
+  int *live_bound, *live_seen, live_q; /* scratch of the live-variable analysis */
   int nerrors;
 } Cg;
 

@@ -13,6 +13,7 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cg_priv.h"
@@ -60,10 +61,17 @@ bool cg_verify(CgModule *m, char **msg) {
   return !bad;
 }
 
+/* $LZC_LLVM_PASSES overrides the pipeline (a new-pass-manager pipeline text, or "none"),
+ * for experiments. */
 bool cg_optimize(CgModule *m, int opt_level, char **err) {
-  if (opt_level <= 0) return true;
+  const char *passes = getenv("LZC_LLVM_PASSES");
+  if (!passes || !*passes) {
+    if (opt_level <= 0) return true;
+    passes = opt_level == 1 ? "default<O1>" : "default<O2>";
+  }
+  if (strcmp(passes, "none") == 0) return true;
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef e = LLVMRunPasses(m->mod, opt_level == 1 ? "default<O1>" : "default<O2>", m->cg->tm, opts);
+  LLVMErrorRef e = LLVMRunPasses(m->mod, passes, m->cg->tm, opts);
   LLVMDisposePassBuilderOptions(opts);
   if (e) {
     char *s = LLVMGetErrorMessage(e);

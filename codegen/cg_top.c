@@ -161,6 +161,7 @@ static void define_static(Cg *cg, StgBind *b) {
 static void run_jobs(Cg *cg) {
   for (int i = 0; i < cg->jobs.len; i++) {
     CgJob j = cg->jobs.data[i];
+    cg->top = j.top;
     if (j.kind == JOB_CLOSURE) cg_closure_body(cg, j.rhs);
     else cg_cont_body(cg, j.cont);
   }

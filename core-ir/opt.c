@@ -17,6 +17,7 @@
  * dictionary is case-of-known-constructor. See Note [Core optimiser]
  * (docs/notes/core-opt.md).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "opt_priv.h"
@@ -123,8 +124,12 @@ void opt_drop_dead_globals(Opt *O) {
     CoreBindGroup grp = p->groups.data[g];
     int n = 0;
     for (int i = 0; i < grp.nbinds; i++) {
-      if (opt_vvi(O, grp.binds[i].var)->mark) grp.binds[n++] = grp.binds[i];
-      else O->st.dead_global++;
+      if (opt_vvi(O, grp.binds[i].var)->mark) {
+        grp.binds[n++] = grp.binds[i];
+      } else {
+        O->st.dead_global++;
+        opt_vvi(O, grp.binds[i].var)->gbind = NULL;
+      }
     }
     grp.nbinds = n;
     if (n > 0) p->groups.data[out++] = grp;
@@ -401,11 +406,20 @@ static void mark_deep(Opt *O) {
 
 static bool lint_after(Opt *O, const char *pass) {
   if (!O->lint) return true;
-  return core_lint_program(O->p, lz_fmt("optimiser: %s", pass)) == 0;
+  bool ok = core_lint_program(O->p, lz_fmt("optimiser: %s", pass)) == 0;
+  if (!ok && getenv("LZ_OPT_TRACE")) {
+    fprintf(stderr, "==== after %s (failed lint)\n", pass);
+    core_print_program(stderr, O->p);
+  }
+  return ok;
 }
 
 static bool simplify_to_fixpoint(Opt *O, int max_iter, const char *what) {
   for (int it = 0; it < max_iter; it++) {
+    if (getenv("LZ_OPT_TRACE")) {
+      fprintf(stderr, "==== before %s iteration %d\n", what, it);
+      core_print_program(stderr, O->p);
+    }
     int ticks = opt_simplify_program(O);
     if (!lint_after(O, what)) return false;
     opt_drop_dead_globals(O);
@@ -433,7 +447,8 @@ CoreProgram *core_optimise(CoreProgram *p, int level, bool lint_between_passes) 
   if (!lint_after(&O, "top-level floating")) goto out;
   int iters = level >= 2 ? 8 : 4;
   if (!simplify_to_fixpoint(&O, iters, "simplifier")) goto out;
-  if (opt_specialise(&O) > 0) {
+  for (int round = 0; round < 4; round++) {
+    if (opt_specialise(&O) == 0) break;
     opt_regroup(&O);
     if (!lint_after(&O, "specialisation")) goto out;
     if (!simplify_to_fixpoint(&O, iters, "simplifier after specialisation")) goto out;

@@ -45,7 +45,8 @@ typedef struct OptVarInfo {
   int mark;             /* scratch for whole-program walks (reachability, grouping) */
   /* strictness: bit i set = strict in value parameter i; arity = value params */
   uint64_t strict_sig;
-  int arity;
+  int arity;            /* of strict_sig; -1 on a let binder: unfold_dmd is valid */
+  void *unfold_dmd;     /* (strictness) what evaluating a let-bound variable demands */
 } OptVarInfo;
 
 /* ---- optimiser state ------------------------------------------------------------------ */
@@ -60,8 +61,9 @@ typedef struct Opt {
   CoreProgram *p;
   int level;
   bool lint;
-  OptVarInfo *vi;
-  int vi_cap;
+  OptVarInfo **vi_chunks; /* see opt_vi */
+  int vi_nchunks;
+  int vi_cap;             /* one more than the largest unique seen */
   OptStats st;
   int ticks;            /* transformations in the current iteration */
   int inline_budget;    /* nodes that may still be inlined into the current binding */
@@ -69,10 +71,12 @@ typedef struct Opt {
   int depth;            /* expression nesting (recursion guard) */
   bool deep;            /* the current binding is too deep: stop transforming */
   CoreTyCon *unit_tc;
+  void *spec_state;     /* opt_spec.c: specialisations made so far */
   CoreDataCon *int_con, *dbl_con, *char_con; /* I#, D#, C# (NULL if absent) */
 } Opt;
 
-OptVarInfo *opt_vi(Opt *O, int uniq);
+enum { OPT_VI_CHUNK_BITS = 12 };
+OptVarInfo *opt_vi(Opt *O, int uniq); /* stable pointer */
 static inline OptVarInfo *opt_vvi(Opt *O, const CoreVar *v) { return opt_vi(O, v->uniq); }
 
 /* ---- utilities (opt_util.c) ------------------------------------------------------------ */
@@ -122,6 +126,7 @@ bool opt_is_bottom(Opt *O, const CoreExpr *e);
  * transformations done. */
 int opt_simplify_program(Opt *O);
 CoreExpr *opt_simplify_expr(Opt *O, CoreExpr *e);
+void opt_set_subst(Opt *O, CoreVar *x, CoreExpr *e); /* x := e (simplified) */
 /* Constant folding of a primop application whose arguments are simplified; NULL if
  * nothing to do. */
 CoreExpr *opt_fold_primop(Opt *O, CoreExpr *e);

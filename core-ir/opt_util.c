@@ -11,23 +11,29 @@
  * enclose the binder: the two places where moving an expression would duplicate work
  * or move it across a cost centre. See Note [Core optimiser] (docs/notes/core-opt.md).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "opt_priv.h"
 
 /* ---- side table ---------------------------------------------------------------------- */
 
+/* Entries live in chunks that never move, so a pointer to one stays valid while new
+ * variables (and chunks) are created. */
 OptVarInfo *opt_vi(Opt *O, int uniq) {
   if (uniq < 0) uniq = 0;
-  if (uniq >= O->vi_cap) {
-    int ncap = O->vi_cap ? O->vi_cap : 1024;
-    while (ncap <= uniq) ncap *= 2;
-    OptVarInfo *n = LZ_NEW_ARRAY(OptVarInfo, ncap);
-    if (O->vi_cap) memcpy(n, O->vi, sizeof(OptVarInfo) * (size_t)O->vi_cap);
-    O->vi = n;
-    O->vi_cap = ncap;
+  int c = uniq >> OPT_VI_CHUNK_BITS;
+  if (c >= O->vi_nchunks) {
+    int n = O->vi_nchunks ? O->vi_nchunks : 16;
+    while (n <= c) n *= 2;
+    OptVarInfo **nc = LZ_NEW_ARRAY(OptVarInfo *, n);
+    if (O->vi_nchunks) memcpy(nc, O->vi_chunks, sizeof(OptVarInfo *) * (size_t)O->vi_nchunks);
+    O->vi_chunks = nc;
+    O->vi_nchunks = n;
   }
-  return &O->vi[uniq];
+  if (!O->vi_chunks[c]) O->vi_chunks[c] = LZ_NEW_ARRAY(OptVarInfo, 1 << OPT_VI_CHUNK_BITS);
+  if (uniq >= O->vi_cap) O->vi_cap = uniq + 1;
+  return &O->vi_chunks[c][uniq & ((1 << OPT_VI_CHUNK_BITS) - 1)];
 }
 
 /* ---- constructors --------------------------------------------------------------------- */
@@ -211,6 +217,7 @@ CoreExpr *opt_clone(Opt *O, CoreExpr *e, int ntv, CoreTyVar **tvs, CoreType **ty
     vi->clone_to = vsub[i]->var;
   }
   CoreExpr *r = cl_expr(&c, e);
+  if (getenv("LZ_OPT_TRACE2")) fprintf(stderr, "clone %s\n   => %s\n", core_expr_to_string(e, 300), core_expr_to_string(r, 300));
   for (int i = nv - 1; i >= 0; i--) opt_vvi(O, vars[i])->clone_to = saved[i];
   opt_occ_expr(O, r);
   return r;
@@ -451,6 +458,8 @@ bool opt_is_evaluated(Opt *O, const CoreExpr *e) {
   for (int guard = 0; e && guard < 1000; guard++) {
     switch (e->kind) {
     case CE_LIT:
+      /* Integer literals become top-level CAFs in stg/: keep their evaluation */
+      return e->lit.kind != CL_INTEGER;
     case CE_LAM:
     case CE_CON: return true;
     case CE_TYLAM:

@@ -20,6 +20,7 @@
  * (no work moves across a cost centre; see Note [Core optimiser]). Lets float out of
  * a let's right-hand side only when that exposes a value, never out of an scc.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "opt_priv.h"
@@ -52,7 +53,23 @@ static CoreExpr *subst_var(Opt *O, CoreExpr *e) {
   CoreExpr *s = vi->subst;
   if (s->kind == CE_VAR || (s->kind == CE_LIT && s->lit.kind != CL_STRING)) return copy_node(s);
   if (vi->subst_uses++ == 0) return s;
+  if (getenv("LZ_OPT_TRACE2")) fprintf(stderr, "second use of %s_%d: %s\n", e->var->name, e->var->uniq, core_expr_to_string(s, 200));
   return opt_clone(O, s, 0, NULL, NULL, 0, NULL, NULL);
+}
+
+/* x := e. A variable substituted for x gains x's occurrences, so that the counts stay
+ * upper bounds (a binder with no counted use may be dropped). */
+void opt_set_subst(Opt *O, CoreVar *x, CoreExpr *e) {
+  OptVarInfo *xi = opt_vvi(O, x);
+  xi->subst = e;
+  xi->subst_uses = 0;
+  const CoreExpr *h = e;
+  while (h && (h->kind == CE_TYAPP || h->kind == CE_CAST)) h = h->kind == CE_TYAPP ? h->fn : h->body;
+  if (h && h->kind == CE_VAR && h->var != x) {
+    OptVarInfo *hi = opt_vvi(O, h->var);
+    hi->occ += xi->occ > 0 ? xi->occ : 1;
+    hi->flags |= xi->flags & (VI_IN_LAM | VI_IN_SCC);
+  }
 }
 
 /* Facts about a let-bound variable with simplified rhs: values are evaluated; lambdas
@@ -83,7 +100,7 @@ static CoreExpr *inline_candidate(Opt *O, CoreVar *v, int nval) {
     if (!vi->gbind || (vi->flags & (VI_LOOP | VI_NOINLINE)) || v == O->p->main) return NULL;
     unf = vi->gbind->rhs;
   } else {
-    if (vi->flags & VI_LETREC) return NULL;
+    if ((vi->flags & VI_LETREC) && !(vi->flags & VI_WRAPPER)) return NULL;
     unf = vi->unfold;
   }
   if (!unf) return NULL;
@@ -161,11 +178,9 @@ static CoreExpr *beta(Opt *O, CoreExpr *fun, int n, CoreExpr **args, CoreType **
       if (xi->occ == 0 && (!unl || opt_ok_for_spec(a))) {
         /* dead parameter: a lazy argument is simply dropped */
       } else if (opt_is_trivial(a) || (once && (!unl || opt_ok_for_spec(a)))) {
-        xi->subst = a;
-        xi->subst_uses = 0;
+        opt_set_subst(O, x, a);
       } else if (xi->occ == 1 && !(xi->flags & VI_IN_SCC) && opt_is_lambda(a)) {
-        xi->subst = a;
-        xi->subst_uses = 0;
+        opt_set_subst(O, x, a);
       } else {
         PendingBind pb = {x, a, unl};
         LZ_PUSH(pend, pb);
@@ -299,7 +314,14 @@ static CoreExpr *simpl_letrec(Opt *O, CoreExpr *e) {
     if (opt_is_value(e->binds[i].rhs)) vi->flags |= VI_EVALUATED;
     LZ_PUSH(bs, e->binds[i]);
   }
-  for (int i = 0; i < bs.len; i++) bs.data[i].rhs = simpl(O, bs.data[i].rhs);
+  /* wrappers first: their unfoldings are inlined into the workers and the body */
+  for (int i = 0; i < bs.len; i++)
+    if (opt_vvi(O, bs.data[i].var)->flags & VI_WRAPPER) {
+      bs.data[i].rhs = simpl(O, bs.data[i].rhs);
+      opt_set_bind_info(O, bs.data[i].var, bs.data[i].rhs);
+    }
+  for (int i = 0; i < bs.len; i++)
+    if (!(opt_vvi(O, bs.data[i].var)->flags & VI_WRAPPER)) bs.data[i].rhs = simpl(O, bs.data[i].rhs);
   n->binds = bs.data;
   n->nbinds = bs.len;
   n->body = simpl(O, e->body);
@@ -308,7 +330,9 @@ static CoreExpr *simpl_letrec(Opt *O, CoreExpr *e) {
 
 /* Peel the lets (lifted, non-strict) off a simplified right-hand side when what is left
  * is a value: let x = (let y = a in C y) in b  ==>  let y = a in let x = C y in b. */
-static CoreExpr *float_rhs(CoreExpr *r, LZ_VEC(CoreExpr *) *floats) {
+typedef LZ_VEC(CoreExpr *) ExprVec;
+
+static CoreExpr *float_rhs(CoreExpr *r, ExprVec *floats) {
   CoreExpr *x = r;
   int mark = floats->len;
   while (x->kind == CE_LET) {
@@ -345,15 +369,14 @@ static CoreExpr *simpl_let(Opt *O, CoreExpr *e) {
     return simpl(O, e->body);
   }
   CoreExpr *r = simpl(O, e->binds[0].rhs);
-  LZ_VEC(CoreExpr *) floats = {0};
-  r = float_rhs(r, (void *)&floats);
+  ExprVec floats = {0};
+  r = float_rhs(r, &floats);
   if (floats.len) O->st.let_float++, O->ticks++;
   xi = opt_vvi(O, x);
   bool once = xi->occ == 1 && !(xi->flags & (VI_IN_LAM | VI_IN_SCC));
   CoreExpr *res;
   if (opt_is_trivial(r) || once || (xi->occ == 1 && !(xi->flags & VI_IN_SCC) && opt_is_lambda(r))) {
-    xi->subst = r;
-    xi->subst_uses = 0;
+    opt_set_subst(O, x, r);
     O->st.inline_once++, O->ticks++;
     res = simpl(O, e->body);
   } else {
@@ -438,7 +461,7 @@ int opt_simplify_program(Opt *O) {
   CoreProgram *p = O->p;
   O->ticks = 0;
   for (int u = 0; u < O->vi_cap; u++) {
-    OptVarInfo *vi = &O->vi[u];
+    OptVarInfo *vi = opt_vi(O, u);
     vi->subst = NULL;
     vi->unfold = NULL;
     vi->flags &= ~(unsigned)VI_EVALUATED;

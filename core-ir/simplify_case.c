@@ -15,6 +15,7 @@
  * arguments are let-bound (lazily) or case-bound (unlifted: they were going to be
  * computed by the constructor application anyway). See Note [Core optimiser].
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "opt_priv.h"
@@ -124,8 +125,8 @@ static CoreExpr *known_case(Opt *O, CoreExpr *s, Known *k, CoreExpr *e) {
       if (opt_is_trivial(a)) {
         nargs[j] = a;
         if (used) {
-          opt_vvi(O, v)->subst = copy_trivial(a);
-          opt_vvi(O, v)->subst_uses = 0;
+          if (getenv("LZ_OPT_TRACE2") && a->kind == CE_VAR) fprintf(stderr, "known: %s_%d := %s_%d\n", v->name, v->uniq, a->var->name, a->var->uniq);
+          opt_set_subst(O, v, copy_trivial(a));
         }
         continue;
       }
@@ -143,8 +144,7 @@ static CoreExpr *known_case(Opt *O, CoreExpr *s, Known *k, CoreExpr *e) {
   }
   if (bi->occ > 0) {
     if (opt_is_trivial(s)) {
-      bi->subst = copy_trivial(s);
-      bi->subst_uses = 0;
+      opt_set_subst(O, b, copy_trivial(s));
     } else {
       CoreExpr *c = copy_node(s);
       c->args = nargs;
@@ -165,6 +165,48 @@ typedef struct Saved {
   int uses;
 } Saved;
 
+/* Small, binder-free expressions that are syntactically equal. */
+static bool expr_eq(const CoreExpr *a, const CoreExpr *b, int depth) {
+  if (depth > 20 || a->kind != b->kind) return false;
+  switch (a->kind) {
+  case CE_VAR: return a->var->uniq == b->var->uniq;
+  case CE_LIT: return a->lit.kind != CL_STRING && a->lit.kind != CL_INTEGER && lit_eq(&a->lit, &b->lit);
+  case CE_APP: return expr_eq(a->fn, b->fn, depth + 1) && expr_eq(a->arg, b->arg, depth + 1);
+  case CE_TYAPP: return core_type_equal(a->type, b->type) && expr_eq(a->fn, b->fn, depth + 1);
+  case CE_CON:
+  case CE_PRIMOP:
+    if (a->con != b->con || a->primop != b->primop || a->nargs != b->nargs || a->ntyargs != b->ntyargs)
+      return false;
+    for (int i = 0; i < a->ntyargs; i++)
+      if (!core_type_equal(a->tyargs[i], b->tyargs[i])) return false;
+    for (int i = 0; i < a->nargs; i++)
+      if (!expr_eq(a->args[i], b->args[i], depth + 1)) return false;
+    return true;
+  default: return false;
+  }
+}
+
+/* case e of b { DEFAULT -> b }  ==>  e;  alternatives that are all the same and use
+ * neither the binder nor pattern variables become one DEFAULT (the evaluation stays). */
+static CoreExpr *tidy_case(Opt *O, CoreExpr *c) {
+  if (c->nalts == 1 && c->alts[0].kind == ALT_DEFAULT && c->alts[0].rhs->kind == CE_VAR &&
+      c->alts[0].rhs->var->uniq == c->var->uniq) {
+    O->st.case_elim++, O->ticks++;
+    return c->body;
+  }
+  if (c->nalts < 2) return c;
+  for (int i = 1; i < c->nalts; i++)
+    if (!expr_eq(c->alts[0].rhs, c->alts[i].rhs, 0)) return c;
+  if (opt_mentions(c->alts[0].rhs, c->var->uniq)) return c;
+  CoreExpr *r = opt_mk_case_default(c->body, c->var, c->type, c->alts[0].rhs);
+  O->ticks++;
+  if (opt_vvi(O, c->var)->occ == 0 && opt_ok_for_spec(c->body) && !opt_is_trivial(c->body)) {
+    O->st.case_elim++;
+    return c->alts[0].rhs;
+  }
+  return r;
+}
+
 static CoreExpr *simpl_alts(Opt *O, CoreExpr *s, CoreExpr *e) {
   CoreVar *b = e->var;
   OptVarInfo *bi = opt_vvi(O, b);
@@ -179,7 +221,7 @@ static CoreExpr *simpl_alts(Opt *O, CoreExpr *s, CoreExpr *e) {
     if (sw[i]) {
       OptVarInfo *vi = opt_vvi(O, sw[i]);
       sv[i] = (Saved){vi->subst, vi->subst_uses};
-      vi->subst = core_var(b);
+      opt_set_subst(O, sw[i], core_var(b));
     }
   CoreType **targs = NULL;
   int ntargs = 0;
@@ -210,8 +252,7 @@ static CoreExpr *simpl_alts(Opt *O, CoreExpr *s, CoreExpr *e) {
     } else if (a->kind == ALT_LIT && a->lit.kind != CL_STRING && a->lit.kind != CL_INTEGER) {
       CoreExpr *l = core_expr_new(CE_LIT, e->span);
       l->lit = a->lit;
-      bi->subst = l;
-      bi->subst_uses = 0;
+      opt_set_subst(O, b, l);
     }
     na->rhs = simpl(O, a->rhs);
     bi->unfold = save_unfold;
@@ -222,7 +263,7 @@ static CoreExpr *simpl_alts(Opt *O, CoreExpr *s, CoreExpr *e) {
       OptVarInfo *vi = opt_vvi(O, sw[i]);
       vi->subst = sv[i].subst, vi->subst_uses = sv[i].uses;
     }
-  return n;
+  return tidy_case(O, n);
 }
 
 /* ---- case of case ----------------------------------------------------------------------------------- */
@@ -245,7 +286,9 @@ static CoreExpr *unit_value(Opt *O) {
 
 /* Turn alternative a of the outer case e into a call of a new join point, which is
  * simplified now and pushed to *jps. Returns the new (input) alternative. */
-static CoreAlt make_join_point(Opt *O, CoreExpr *e, CoreAlt *a, LZ_VEC(CoreBind) *jps) {
+typedef LZ_VEC(CoreBind) BindVec;
+
+static CoreAlt make_join_point(Opt *O, CoreExpr *e, CoreAlt *a, BindVec *jps) {
   CoreVar *b = e->var;
   LZ_VEC(CoreVar *) params = {0};
   LZ_VEC(CoreExpr *) call_args = {0};
@@ -261,6 +304,7 @@ static CoreAlt make_join_point(Opt *O, CoreExpr *e, CoreAlt *a, LZ_VEC(CoreBind)
       CoreVar *q = core_var_new(p->name, p->type, p->span);
       na.vars[j] = q;
       if (opt_vvi(O, p)->occ == 0) continue;
+      opt_vvi(O, q)->occ = 1; /* used once: in the call of the join point */
       LZ_PUSH(call_args, core_var(q));
       bool strict = a->con->strict && a->con->strict[j] && !core_type_unlifted(p->type);
       if (strict) {
@@ -302,7 +346,7 @@ static CoreAlt make_join_point(Opt *O, CoreExpr *e, CoreAlt *a, LZ_VEC(CoreBind)
   CoreExpr *save = bi->subst;
   int save_uses = bi->subst_uses;
   if (b2) {
-    bi->subst = core_var(b2);
+    opt_set_subst(O, b, core_var(b2));
     opt_vvi(O, b2)->occ = 2;
   }
   CoreExpr *rhs = simpl(O, lam);
@@ -326,13 +370,13 @@ static CoreExpr *case_of_case(Opt *O, CoreExpr *inner, CoreExpr *e) {
     res->alts[0].rhs = opt_simpl_rebuild_case(O, inner->alts[0].rhs, e);
     return res;
   }
-  LZ_VEC(CoreBind) jps = {0};
+  BindVec jps = {0};
   CoreExpr *shell = copy_node(e);
   shell->alts = LZ_NEW_ARRAY(CoreAlt, e->nalts);
   for (int k = 0; k < e->nalts; k++) {
     CoreAlt *a = &e->alts[k];
     if (opt_size(a->rhs, JP_SMALL + 1) <= JP_SMALL) shell->alts[k] = *a;
-    else shell->alts[k] = make_join_point(O, e, a, (void *)&jps);
+    else shell->alts[k] = make_join_point(O, e, a, &jps);
   }
   for (int i = 0; i < inner->nalts; i++) {
     res->alts[i] = inner->alts[i];
@@ -374,8 +418,7 @@ CoreExpr *opt_simpl_rebuild_case(Opt *O, CoreExpr *s, CoreExpr *e) {
         return simpl(O, rhs);
       }
       if (opt_is_trivial(s)) {
-        bi->subst = copy_trivial(s);
-        bi->subst_uses = 0;
+        opt_set_subst(O, b, copy_trivial(s));
         O->st.case_elim++, O->ticks++;
         return simpl(O, rhs);
       }
@@ -385,7 +428,12 @@ CoreExpr *opt_simpl_rebuild_case(Opt *O, CoreExpr *s, CoreExpr *e) {
         return opt_mk_let(b, s, simpl(O, rhs));
       }
     }
-    if (s->kind == CE_PRIMOP) bi->unfold = s; /* for folding through the binder */
+    if (s->kind == CE_LIT && bi->occ == 0) { /* evaluating a literal does nothing */
+      O->st.case_elim++, O->ticks++;
+      return simpl(O, rhs);
+    }
+    /* for folding through the binder */
+    if (s->kind == CE_PRIMOP || s->kind == CE_LIT) bi->unfold = s;
   }
   return simpl_alts(O, s, e);
 }

@@ -12,7 +12,6 @@
  * fires when that operand is a variable or literal (dropping work never changes which
  * error is raised). See Note [Core optimiser] (docs/notes/core-opt.md).
  */
-#include <math.h>
 #include <string.h>
 
 #include "opt_priv.h"
@@ -131,6 +130,13 @@ static CoreExpr *fold_dbl2(int op, double a, double b) {
 
 static int popcount64(uint64_t x) { return __builtin_popcountll(x); }
 
+/* An Integer argument that is a variable bound (by a case) to a literal. */
+static const CoreExpr *through_lit(Opt *O, const CoreExpr *e) {
+  if (e->kind != CE_VAR) return e;
+  const CoreExpr *u = opt_vvi(O, e->var)->unfold;
+  return u && u->kind == CE_LIT ? u : e;
+}
+
 CoreExpr *opt_fold_primop(Opt *O, CoreExpr *e) {
   int op = e->primop;
   if (op < 0 || op >= PRIMOP_COUNT || e->nargs != core_primops[op].arity) return NULL;
@@ -202,10 +208,13 @@ CoreExpr *opt_fold_primop(Opt *O, CoreExpr *e) {
     if (get_dbl(a[0], &d)) return lit_dbl(-d);
     break;
   case P_DBL_FABS:
-    if (get_dbl(a[0], &d)) return lit_dbl(fabs(d));
-    break;
-  case P_DBL_SQRT:
-    if (get_dbl(a[0], &d) && d >= 0) return lit_dbl(sqrt(d));
+    if (get_dbl(a[0], &d)) {
+      uint64_t bits;
+      memcpy(&bits, &d, sizeof bits);
+      bits &= ~(1ull << 63);
+      memcpy(&d, &bits, sizeof d);
+      return lit_dbl(d);
+    }
     break;
   case P_DBL_TO_INT:
     if (get_dbl(a[0], &d) && d > -9.2e18 && d < 9.2e18) return lit_int((int64_t)d);
@@ -214,13 +223,13 @@ CoreExpr *opt_fold_primop(Opt *O, CoreExpr *e) {
     if (get_int(a[0], &x)) return lit_integer(x);
     break;
   case P_INTEGER_TO_INT: {
-    if (get_integer(a[0], &x)) return lit_int(x);
+    if (get_integer(through_lit(O, a[0]), &x)) return lit_int(x);
     const CoreExpr *def = prim_def(O, a[0], P_INTEGER_FROM_INT);
     if (def && simple(def->args[0])) return def->args[0];
     break;
   }
   case P_INTEGER_TO_DOUBLE: {
-    if (get_integer(a[0], &x)) return lit_dbl((double)x);
+    if (get_integer(through_lit(O, a[0]), &x)) return lit_dbl((double)x);
     const CoreExpr *def = prim_def(O, a[0], P_INTEGER_FROM_INT);
     if (def && simple(def->args[0])) {
       CoreExpr *r = core_expr_new(CE_PRIMOP, e->span);
@@ -237,7 +246,7 @@ CoreExpr *opt_fold_primop(Opt *O, CoreExpr *e) {
   case P_INTEGER_SUB:
   case P_INTEGER_MUL: {
     int64_t r;
-    if (!get_integer(a[0], &x) || !get_integer(a[1], &y)) break;
+    if (!get_integer(through_lit(O, a[0]), &x) || !get_integer(through_lit(O, a[1]), &y)) break;
     bool ovf = op == P_INTEGER_ADD   ? __builtin_add_overflow(x, y, &r)
                : op == P_INTEGER_SUB ? __builtin_sub_overflow(x, y, &r)
                                      : __builtin_mul_overflow(x, y, &r);
@@ -245,13 +254,13 @@ CoreExpr *opt_fold_primop(Opt *O, CoreExpr *e) {
     break;
   }
   case P_INTEGER_NEGATE:
-    if (get_integer(a[0], &x) && x != INT64_MIN) return lit_integer(-x);
+    if (get_integer(through_lit(O, a[0]), &x) && x != INT64_MIN) return lit_integer(-x);
     break;
   case P_INTEGER_EQ:
-    if (get_integer(a[0], &x) && get_integer(a[1], &y)) return lit_int(x == y);
+    if (get_integer(through_lit(O, a[0]), &x) && get_integer(through_lit(O, a[1]), &y)) return lit_int(x == y);
     break;
   case P_INTEGER_COMPARE:
-    if (get_integer(a[0], &x) && get_integer(a[1], &y)) return lit_int(x < y ? -1 : x > y);
+    if (get_integer(through_lit(O, a[0]), &x) && get_integer(through_lit(O, a[1]), &y)) return lit_int(x < y ? -1 : x > y);
     break;
   case P_DATA_TO_TAG:
     if (a[0]->kind == CE_CON) return lit_int(a[0]->con->tag);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../frontend/frontend.h"
@@ -33,6 +34,7 @@ typedef struct Options {
   int opt_level;
   bool threaded, replay, prof, eventlog, debug_info;
   bool dump_core, dump_stg, dump_llvm, no_lint;
+  bool lint_passes, opt_stats; /* --lint-passes, --opt-stats: Core optimiser (core-ir/opt.c) */
   const char *output;
   const char *input;
   FeOptions fe;
@@ -62,6 +64,8 @@ static void print_help(void) {
          "  --dump-stg           print the STG program\n"
          "  --dump-llvm          print the LLVM IR\n"
          "  --no-lint            do not run the Core linter\n"
+         "  --lint-passes        lint Core after every optimiser pass\n"
+         "  --opt-stats          print what the Core optimiser did (stderr)\n"
          "  --print-libdir       print the standard library directory and exit\n"
          "  --version            print the version and exit\n"
          "  --help               print this help and exit\n"
@@ -153,6 +157,10 @@ static int parse_args(int argc, char **argv, Options *o) {
       o->dump_llvm = true;
     } else if (strcmp(a, "--no-lint") == 0) {
       o->no_lint = true;
+    } else if (strcmp(a, "--lint-passes") == 0) {
+      o->lint_passes = true;
+    } else if (strcmp(a, "--opt-stats") == 0) {
+      o->opt_stats = true;
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "-i") == 0) {
       if (i + 1 >= argc) return bad_usage("missing argument for flag: ", a);
       if (a[1] == 'o') o->output = argv[++i];
@@ -198,17 +206,30 @@ static const char *default_output(const char *input) {
   return "a.out";
 }
 
+/* $LZC_TIMINGS set: CPU seconds of each back-end phase on stderr (for tuning). */
+static void phase_time(const char *phase) {
+  static clock_t last;
+  static int on = -1;
+  if (on < 0) on = getenv("LZC_TIMINGS") != NULL;
+  clock_t now = clock();
+  if (on && phase) fprintf(stderr, "lzc: %-10s %6.3f s\n", phase, (double)(now - last) / CLOCKS_PER_SEC);
+  last = now;
+}
+
 /* STG, then LLVM IR (printed for --dump-llvm, which stops there like the other dumps), then
  * an object in a temporary file, linked with the runtime into the executable. */
 static int generate_code(Options *o, CoreProgram *core) {
+  phase_time(NULL);
   StgProgram *stg = stg_from_core(core);
   if (!stg) return lz_error_count() > 0 ? EXIT_USER_ERROR : EXIT_INTERNAL;
   if (!o->no_lint && stg_lint_program(stg, "core to stg") > 0) {
     fprintf(stderr, "lzc: internal error: STG lint failed (please report)\n");
     return EXIT_INTERNAL;
   }
+  phase_time("stg");
   CgOptions co = {.opt_level = o->opt_level, .module_name = o->input};
   CgModule *m = cg_generate(stg, &co);
+  phase_time("codegen");
   if (!m) return lz_error_count() > 0 ? EXIT_INTERNAL : EXIT_INTERNAL;
   char *msg = NULL;
   if (!o->no_lint && !cg_verify(m, &msg)) {
@@ -217,11 +238,13 @@ static int generate_code(Options *o, CoreProgram *core) {
     cg_dispose(m);
     return EXIT_INTERNAL;
   }
+  phase_time("verify");
   if (!cg_optimize(m, o->opt_level, &msg)) {
     fprintf(stderr, "lzc: internal error: LLVM optimisation failed: %s\n", msg);
     cg_dispose(m);
     return EXIT_INTERNAL;
   }
+  phase_time("optimise");
   if (o->dump_llvm) {
     cg_print_module(stdout, m);
     fflush(stdout);
@@ -246,6 +269,7 @@ static int generate_code(Options *o, CoreProgram *core) {
   close(fd);
   bool ok = cg_emit_object(m, obj, &msg);
   cg_dispose(m);
+  phase_time("emit");
   if (!ok) {
     fprintf(stderr, "lzc: internal error: LLVM could not emit the object: %s\n", msg);
     unlink(obj);
@@ -253,6 +277,7 @@ static int generate_code(Options *o, CoreProgram *core) {
   }
   ok = cg_link(obj, output, rts, &msg);
   unlink(obj);
+  phase_time("link");
   if (!ok) {
     fprintf(stderr, "lzc: error: %s\n", msg);
     return EXIT_USER_ERROR;
@@ -277,6 +302,15 @@ static int compile(Options *o) {
   if (!o->no_lint && core_lint_program(core, "front end") > 0) {
     fprintf(stderr, "lzc: internal error: Core lint failed (please report)\n");
     return EXIT_INTERNAL;
+  }
+  /* ---- Core optimiser (core-ir/opt.c): -O1/-O2 ---------------------------------------- */
+  if (o->opt_level > 0) {
+    core = core_optimise(core, o->opt_level, o->lint_passes && !o->no_lint);
+    if (o->opt_stats) core_opt_print_stats(stderr);
+    if (!o->no_lint && core_lint_program(core, "optimiser") > 0) {
+      fprintf(stderr, "lzc: internal error: Core lint failed after optimisation (please report)\n");
+      return EXIT_INTERNAL;
+    }
   }
   if (o->dump_core) {
     core_print_program(stdout, core);

@@ -37,7 +37,8 @@ bool fe_tc_is_superclass(TcClass *sub, TcClass *sup) {
 static const char *std_classes[] = {"Eq", "Ord", "Show", "Read", "Enum", "Bounded", "Ix",
                                     "Num", "Real", "Integral", "Fractional", "Floating",
                                     "RealFrac", "RealFloat", "Functor", "Monad",
-                                    "Applicative", "NFData", NULL};
+                                    "Applicative", "MonadPlus", "MonadFail",
+                                    "Semigroup", "Monoid", "Alternative", NULL};
 static const char *num_classes[] = {"Num", "Real", "Integral", "Fractional", "Floating",
                                     "RealFrac", "RealFloat", NULL};
 

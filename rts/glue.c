@@ -46,8 +46,27 @@ static inline LzWord *stack_check(LzCap *cap, LzWord *sp, LzWord need) {
 
 /* ---- frames ------------------------------------------------------------------------- */
 
+/* Updating: the thunk's free variables are cleared first, since Boehm scans the whole
+ * object and an IND that kept them would keep everything they reach alive (a chain of
+ * evaluated counters, a list's head...). While blackholed, the spare word holds the
+ * thunk's own info pointer (its size); code that still stores the owner (cap->tso) there
+ * gets the size from Boehm instead. */
+static void clear_free_vars(LzCap *cap, LzWord *thunk) {
+  LzWord saved = thunk[1];
+  size_t size;
+  if (saved != (LzWord)cap->tso && saved != 0)
+    size = ((const LzInfo *)saved)->size;
+  else if (GC_is_heap_ptr(thunk))
+    size = GC_size(thunk) / sizeof(LzWord) - 1;
+  else
+    return;
+  for (size_t i = 2; i <= size; i++)
+    thunk[i] = 0;
+}
+
 LZ_FN(lz_update_frame_entry) {
   LzWord *thunk = (LzWord *)sp[1];
+  clear_free_vars(cap, thunk);
   thunk[1] = r1; /* result first, then the info: a reader never sees IND without it */
   __atomic_store_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_RELEASE);
   sp += 2;

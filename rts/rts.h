@@ -44,7 +44,7 @@ typedef enum LzType {
   LZ_THUNK,       /* thunk: info, spare, free variables...  (also static CAFs)        */
   LZ_PAP,         /* partial application: info, fun, nargs, args...  (lz_pap_info)   */
   LZ_IND,         /* updated thunk: info, result (spare word), old free vars...       */
-  LZ_BLACKHOLE,   /* thunk under evaluation: info, owner (spare word), free vars...   */
+  LZ_BLACKHOLE,   /* thunk under evaluation: info, its THUNK info (spare), free vars... */
   LZ_PRIM,        /* runtime-managed lifted value: Integer                            */
   LZ_MUTVAR,      /* MutVar#: info, value  (an unlifted I-rep pointer, never entered) */
   LZ_FRAME_RET,   /* stack frame of a case continuation: info, saved values...        */
@@ -86,8 +86,9 @@ typedef struct LzInfo {
  * Word 0 of every object is its info pointer; sizes are in words.
  *   CON     info, field 1 .. field n        (nullary constructors: static closures)
  *   FUN     info, free vars                 (top-level functions: static, 1 word)
- *   THUNK   info, spare, free vars          (spare: 0; owner when blackholed; result
- *                                            when updated) — at least 2 words
+ *   THUNK   info, spare, free vars          (spare: 0; the thunk's own info pointer when
+ *                                            blackholed; the result when updated) — at
+ *                                            least 2 words; info->size = 1 + free vars
  *   PAP     &lz_pap_info, fun, nargs, arg 1 .. arg nargs
  *           fun: tagged pointer to a FUN (never a PAP: PAPs are flattened); nargs (a
  *           plain number) < fun's arity. Generated code may build PAPs inline.
@@ -97,7 +98,11 @@ typedef struct LzInfo {
  *   MutVar  &lz_mutvar_info, value (tagged)          (MutVar# is this untagged pointer)
  * The runtime reads lists and characters by tag only: [] is tag 1, (:) tag 2 with head
  * in word 1 and tail in word 2, C# tag 1 with the Char# in word 1 (constructor indices
- * of `data [] a = [] | a : [a]` and `data Char = C# Char#`). */
+ * of `data [] a = [] | a : [a]` and `data Char = C# Char#`).
+ *   Array   n, slot 1 .. slot n                      (Array#/MutableArray#: untagged)
+ * GC rule: a pointer stored in a heap object or in static data must be an object's base
+ * address or base + tag (1..7); Boehm recognises no other interior pointers there.
+ * Pointers in registers and on the C stack may point anywhere inside an object. */
 #define LZ_GRANULE_BYTES 16 /* allocation unit (Boehm's granule) */
 #define LZ_WORDS_TO_GRANULES(w) (((w) + 1) / 2)
 
@@ -109,8 +114,7 @@ typedef struct LzInfo {
 struct LzCap {
   LzWord *sp_lim;           /* offset 0:  stack check: need n words ⇒ require
                                           sp - n >= sp_lim, else lz_stack_grow      */
-  void *tso;                /* offset 8:  current thread: the owner a thunk entry writes
-                                          into the spare word when blackholing it      */
+  void *tso;                /* offset 8:  current thread (runtime use)                  */
   volatile uint32_t yield;  /* offset 16: nonzero ⇒ the next heap check calls lz_yield_* */
   uint32_t cap_no;          /* offset 20: capability number (0 in the vanilla way)       */
   uint64_t alloc_bytes;     /* offset 24: bytes allocated; generated code adds 16*granules
@@ -163,8 +167,11 @@ extern const LzInfo lz_mutvar_info;
  *   word); the continuation pops its own frame. Returning: r1 = value, then tail-call
  *   ((LzInfo *)sp[0])->entry.
  * Thunk entry (generated): stack check (need includes 2 for the update frame), heap
- *   check, then blackhole: thunk[1] = (LzWord)cap->tso; thunk[0] = &lz_blackhole_info;
- *   push {&lz_update_frame_info, thunk}; evaluate the body with free vars from thunk[2..].
+ *   check, then blackhole: thunk[1] = thunk[0] (its own info: the update reads its size
+ *   there and clears the free variables, so the IND keeps nothing alive); thunk[0] =
+ *   &lz_blackhole_info; push {&lz_update_frame_info, thunk}; evaluate the body with free
+ *   vars from thunk[2..]. (Vanilla: any BLACKHOLE entered is <<loop>>; the threaded way
+ *   tells its own blackholes from other threads' by the update frames on its stack.)
  */
 void lz_apply_1(LzCap *cap, LzWord *sp, LzWord r1, LzWord r2, LzWord r3, LzWord r4);
 void lz_apply_2(LzCap *cap, LzWord *sp, LzWord r1, LzWord r2, LzWord r3, LzWord r4);
@@ -285,6 +292,14 @@ PRIMOP_I1(traceString)
 LzWord lz_prim_raiseError(LzCap *cap, LzWord msg) LZ_PRIM_NORETURN;
 /* Derived instances: the argument is evaluated (tagged) */
 PRIMOP_I1(dataToTag)
+/* Boxed arrays: {n, slot 1 .. slot n} (untagged I-rep pointers); World# dropped */
+PRIMOP_I2(newArray) PRIMOP_I2(readArray)
+LzWord lz_prim_writeArray(LzCap *cap, LzWord arr, LzWord i, LzWord v);
+PRIMOP_I1(unsafeFreezeArray)
+LzWord lz_prim_thawArray(LzCap *cap, LzWord arr, LzWord off, LzWord n);
+PRIMOP_I2(indexArray) PRIMOP_I1(sizeofArray) PRIMOP_I1(sizeofMutableArray)
+/* Parallelism (vanilla: does nothing) and coercion (identity) */
+PRIMOP_I1(spark) PRIMOP_I1(unsafeCoerce)
 #undef PRIMOP_I1
 #undef PRIMOP_I2
 #undef PRIMOP_D1

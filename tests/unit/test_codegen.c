@@ -82,7 +82,19 @@ static int count_bad_calls(CgModule *m, int *ncalls) {
           continue;
         (*ncalls)++;
         LLVMValueRef next = LLVMGetNextInstruction(in);
-        if (!LLVMIsTailCall(in) || !next || LLVMGetInstructionOpcode(next) != LLVMRet) bad++;
+        /* `br` to a block that only returns is fine: LLVM's CodeGenPrepare duplicates the
+         * return into the caller block (the pipeline merges returns) */
+        if (next && LLVMGetInstructionOpcode(next) == LLVMBr && !LLVMIsConditional(next)) {
+          LLVMValueRef first = LLVMGetFirstInstruction(LLVMGetSuccessor(next, 0));
+          if (first && LLVMGetInstructionOpcode(first) == LLVMRet) next = first;
+        }
+        if (!LLVMIsTailCall(in) || !next || LLVMGetInstructionOpcode(next) != LLVMRet) {
+          if (bad++ < 3) {
+            char *s = LLVMPrintValueToString(in);
+            fprintf(stderr, "not a tail call in %s: %s\n", LLVMGetValueName(fn), s);
+            LLVMDisposeMessage(s);
+          }
+        }
       }
     }
   }
@@ -222,7 +234,7 @@ static void test_run_stack_arguments(void **state) {
              "  print (f 1 2 3 4 5)\n"
              "  print (map (f 1 2 3 4) [10, 20])\n"
              "  print (zipWith3 (g 1 2 3 4) [5] [6] [7])\n",
-             "55\n[60,110]\n[4]\n", 0);
+             "55\n[80,130]\n[4]\n", 0);
 }
 
 static void test_run_partial_and_oversaturated(void **state) {
@@ -328,7 +340,7 @@ static int group_teardown(void **state) {
   return system(cmd) == 0 ? 0 : -1;
 }
 
-static int run_tests(void) {
+static int codegen_tests(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_module_verifies_and_exports_main),
       cmocka_unit_test(test_only_reachable_code),
@@ -351,7 +363,7 @@ static int run_tests(void) {
 static int status;
 static void *thread_main(void *arg) {
   (void)arg;
-  status = run_tests();
+  status = codegen_tests();
   return NULL;
 }
 
@@ -363,5 +375,5 @@ int main(void) {
     pthread_join(t, NULL);
     return status;
   }
-  return run_tests();
+  return codegen_tests();
 }

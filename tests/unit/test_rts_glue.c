@@ -4,7 +4,8 @@
  * (a thunk building a constructor, a case continuation, functions of arity 1, 2, 3 and
  * 5, a self-referential thunk), written in C with the ABI of rts.h. The tests run them
  * through lz_run and check: update frames overwrite the thunk with an IND (entered
- * once), case continuations see tagged values, lz_apply_N builds PAPs for too few
+ * once) and clear its free variables (also for code that stores the owner in the spare
+ * word), case continuations see tagged values, lz_apply_N builds PAPs for too few
  * arguments and completes them, over-saturated calls go through apply frames, arguments
  * beyond the third travel on the stack, thunks are evaluated before being applied, and
  * a thunk that needs its own value dies with "<<loop>>" and exit status 1.
@@ -29,7 +30,7 @@ LZ_FN(mkjust_entry) {
   LzWord *t = LZ_UNTAG(r1);
   if (sp - 2 < cap->sp_lim)
     sp = lz_stack_grow(cap, sp, 2);
-  t[1] = (LzWord)cap->tso;
+  t[1] = t[0]; /* blackhole: keep the info */
   t[0] = (LzWord)&lz_blackhole_info;
   sp -= 2;
   sp[0] = (LzWord)&lz_update_frame_info;
@@ -112,7 +113,7 @@ LZ_FN(fthunk_entry) {
   LzWord *t = LZ_UNTAG(r1);
   if (sp - 2 < cap->sp_lim)
     sp = lz_stack_grow(cap, sp, 2);
-  t[1] = (LzWord)cap->tso;
+  t[1] = t[0]; /* blackhole: keep the info */
   t[0] = (LzWord)&lz_blackhole_info;
   sp -= 2;
   sp[0] = (LzWord)&lz_update_frame_info;
@@ -147,10 +148,49 @@ static void test_update(void **state) {
   assert_int_equal(LZ_UNTAG(v)[1], 41);
   assert_ptr_equal(((LzWord *)t)[0], &lz_ind_info); /* updated */
   assert_int_equal(((LzWord *)t)[1], v);
+  assert_int_equal(((LzWord *)t)[2], 0); /* free variable cleared */
   LzWord v2 = lz_run(cap, lz_eval, t, 0, 0, 0); /* through the IND */
   assert_int_equal(v2, v);
   assert_int_equal(thunk_entries, 1);
   assert_ptr_equal(lz_thread_sp(cap)[0], &lz_stop_frame_info); /* stack back at bottom */
+}
+
+/* A thunk entry that still stores the owner (cap->tso) in the spare word. */
+LZ_FN(oldjust_entry) {
+  LzWord *t = LZ_UNTAG(r1);
+  if (sp - 2 < cap->sp_lim)
+    sp = lz_stack_grow(cap, sp, 2);
+  t[1] = (LzWord)cap->tso;
+  t[0] = (LzWord)&lz_blackhole_info;
+  sp -= 2;
+  sp[0] = (LzWord)&lz_update_frame_info;
+  sp[1] = (LzWord)t;
+  LzWord *p = test_alloc(cap, sp, 2);
+  p[0] = (LzWord)&just_info;
+  p[1] = t[2];
+  r1 = (LzWord)p | LZ_CON_TAG(1);
+  LZ_RETURN();
+}
+static const LzInfo oldjust_info = {oldjust_entry, LZ_THUNK, 0, 0, 3, 0, "oldJust"};
+
+static void test_update_clears(void **state) {
+  (void)state;
+  LzWord *t = test_alloc(cap, NULL, 4); /* info, spare, n, junk */
+  t[0] = (LzWord)&oldjust_info, t[1] = 0, t[2] = 5, t[3] = 0xdead;
+  LzWord v = lz_run(cap, lz_eval, (LzWord)t, 0, 0, 0);
+  assert_int_equal(LZ_UNTAG(v)[1], 5);
+  assert_ptr_equal(t[0], &lz_ind_info);
+  assert_int_equal(t[1], v);
+  assert_int_equal(t[2], 0);
+  assert_int_equal(t[3], 0);
+  /* a chain of updated counter thunks is collectable: each IND forgets its input */
+  LzWord prev = new_mkjust(1);
+  for (int i = 0; i < 1000; i++) {
+    LzWord t2 = new_mkjust(prev); /* captures the previous thunk as its "n" */
+    lz_run(cap, lz_eval, t2, 0, 0, 0);
+    assert_int_equal(((LzWord *)t2)[2], 0);
+    prev = t2;
+  }
 }
 
 static void test_case(void **state) {
@@ -237,7 +277,7 @@ LZ_FN(loop_entry) {
   LzWord *t = LZ_UNTAG(r1);
   if (sp - 4 < cap->sp_lim)
     sp = lz_stack_grow(cap, sp, 4);
-  t[1] = (LzWord)cap->tso;
+  t[1] = t[0]; /* blackhole: keep the info */
   t[0] = (LzWord)&lz_blackhole_info;
   sp -= 2;
   sp[0] = (LzWord)&lz_update_frame_info;
@@ -269,7 +309,8 @@ static void test_loop(void **state) {
 int main(void) {
   cap = lz_rts_init();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_update),       cmocka_unit_test(test_case),
+      cmocka_unit_test(test_update),       cmocka_unit_test(test_update_clears),
+      cmocka_unit_test(test_case),
       cmocka_unit_test(test_pap),          cmocka_unit_test(test_stack_args),
       cmocka_unit_test(test_oversaturated), cmocka_unit_test(test_apply_thunk),
       cmocka_unit_test(test_yield),        cmocka_unit_test(test_loop),

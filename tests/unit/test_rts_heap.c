@@ -5,7 +5,7 @@
  * are forced; everything reachable must survive intact, whether reached from a static
  * variable (data segment), from the Lz stack, or only through a tagged pointer. Also:
  * the allocation counter, objects bigger than the free lists, and that garbage is
- * actually reclaimed (the heap does not grow without bound).
+ * actually reclaimed (the heap does not grow without bound), and boxed arrays.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -94,6 +94,38 @@ static void test_garbage_reclaimed(void **state) {
   assert_true(GC_get_heap_size() < heap0 + ((size_t)64 << 20));
 }
 
+static void test_arrays(void **state) {
+  (void)state;
+  LzWord m = lz_prim_newArray(cap, 5, 7);
+  assert_int_equal(lz_prim_sizeofMutableArray(cap, m), 5);
+  assert_int_equal(lz_prim_readArray(cap, m, 4), 7);
+  lz_prim_writeArray(cap, m, 2, 9);
+  LzWord a = lz_prim_unsafeFreezeArray(cap, m);
+  assert_int_equal(lz_prim_indexArray(cap, a, 2), 9);
+  LzWord t = lz_prim_thawArray(cap, a, 1, 3); /* elements 1..3: 7 9 7 */
+  assert_int_equal(lz_prim_sizeofMutableArray(cap, t), 3);
+  lz_prim_writeArray(cap, t, 0, 1);
+  assert_int_equal(lz_prim_indexArray(cap, a, 1), 7); /* a copy */
+  assert_int_equal(lz_prim_readArray(cap, t, 1), 9);
+  assert_int_equal(lz_prim_sizeofArray(cap, lz_prim_newArray(cap, 0, 0)), 0);
+  /* a big array keeps its elements alive, last slot included */
+  LzWord big = lz_prim_newArray(cap, 100000, 0);
+  for (LzWord i = 0; i < 100000; i += 999)
+    lz_prim_writeArray(cap, big, i, make_chain(10, 2, 1));
+  lz_prim_writeArray(cap, big, 99999, make_chain(10, 2, 1));
+  root = big;
+  for (int k = 0; k < 3; k++) {
+    GC_gcollect();
+    make_chain(50000, 2, 0);
+  }
+  for (LzWord i = 0; i < 100000; i += 999)
+    assert_int_equal(check_chain(lz_prim_indexArray(cap, big, i), 10, 2), 10);
+  assert_int_equal(check_chain(lz_prim_indexArray(cap, big, 99999), 10, 2), 10);
+  root = 0;
+  assert_int_equal(lz_prim_spark(cap, 123), 0);
+  assert_int_equal(lz_prim_unsafeCoerce(cap, 0x1231), 0x1231);
+}
+
 int main(void) {
   cap = lz_rts_init();
   const struct CMUnitTest tests[] = {
@@ -101,6 +133,7 @@ int main(void) {
       cmocka_unit_test(test_stack_root),
       cmocka_unit_test(test_counter_and_big),
       cmocka_unit_test(test_garbage_reclaimed),
+      cmocka_unit_test(test_arrays),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

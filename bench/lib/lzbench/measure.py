@@ -8,7 +8,8 @@ benchmark runner must mark the failure in its table and go on.
 
 Runs are timed with the wall clock around the child process, which is started in
 its own session so that a timeout kills it and anything it started; os.wait4 gives
-its CPU time and maximum resident set size. Runtime statistics (allocation, maximum
+its CPU time. (Not its maximum resident set size: Linux counts in it the size of the
+Python process the child was forked from.) Runtime statistics (allocation, maximum
 residency) come from a file the program's RTS writes: GHC's `+RTS -t<file>
 --machine-readable` or Lz's (and GHC's) `+RTS -s<file>` summary; parse_rts_stats
 reads either form.
@@ -171,7 +172,6 @@ class RunResult:
     stderr: bytes = b""
     failure: Optional[str] = None
     cpu: Optional[float] = None            # user + system seconds
-    maxrss: Optional[int] = None           # bytes
     stats: Dict[str, float] = field(default_factory=dict)
 
 
@@ -217,8 +217,7 @@ def run(cmd: List[str], timeout: float, work_dir: str, stats_file: Optional[str]
         stdout = f.read()
     with open(err_path, "rb") as f:
         stderr = f.read()
-    res = RunResult(elapsed, stdout, stderr, cpu=ru.ru_utime + ru.ru_stime,
-                    maxrss=ru.ru_maxrss * 1024)
+    res = RunResult(elapsed, stdout, stderr, cpu=ru.ru_utime + ru.ru_stime)
     rc = p.returncode
     if timed_out.is_set():
         res.failure = "timeout (>%g s)" % timeout
@@ -237,8 +236,12 @@ def compare_output(got: bytes, expected: bytes) -> Optional[str]:
     """None when equal, else a short description of the first difference."""
     if got == expected:
         return None
-    g = got.decode("utf-8", "replace").split("\n")
-    e = expected.decode("utf-8", "replace").split("\n")
+    def lines(b):
+        ls = b.decode("utf-8", "replace").split("\n")
+        return ls[:-1] if ls[-1] == "" else ls
+    g, e = lines(got), lines(expected)
+    if g == e:
+        return "wrong output (final newline)"
     for i in range(max(len(g), len(e))):
         gl = g[i] if i < len(g) else "<end of output>"
         el = e[i] if i < len(e) else "<end of output>"

@@ -1,0 +1,4 @@
+import Data.Char
+
+main :: IO ()
+main = print (succ NotAssigned)

@@ -1,0 +1,4 @@
+import Data.Char
+
+main :: IO ()
+main = print (toEnum 30 :: GeneralCategory)

@@ -1,0 +1,6 @@
+import Text.Printf
+
+main :: IO ()
+main = do
+  printf "before\n"
+  printf "%d\n" (1 :: Int) (2 :: Int)
