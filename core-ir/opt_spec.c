@@ -155,6 +155,8 @@ static bool overloaded(CoreExpr *rhs, int *ntv, int *nd) {
   return *nd > 0;
 }
 
+static int spec_expr(SpecState *S, CoreExpr **ep, int depth);
+
 static CoreExpr *spec_call(SpecState *S, CoreExpr *e) {
   int n = 0;
   CoreExpr *h = e;
@@ -189,9 +191,18 @@ static CoreExpr *spec_call(SpecState *S, CoreExpr *e) {
     sv = s->var;
   } else {
     if (S->made >= MAX_SPECS) return NULL;
-    CoreExpr *body = opt_clone(S->O, hi->gbind->rhs, 0, NULL, NULL, 0, NULL, NULL);
-    for (int k = 0; k < ntv; k++) body = core_tyapp(body, tys[k]);
-    for (int k = 0; k < nd; k++) body = core_app(body, core_var(ds[k]));
+    /* the body under the type and dictionary lambdas, instantiated by the clone; its
+     * recursive calls become calls at the same constant arguments */
+    CoreExpr *body = hi->gbind->rhs;
+    CoreTyVar *tvs[MAX_ARGS];
+    CoreVar *dps[MAX_ARGS];
+    CoreExpr *dvs[MAX_ARGS];
+    for (int k = 0; k < ntv; k++, body = body->body) tvs[k] = body->tyvar;
+    for (int k = 0; k < nd; k++, body = body->body) {
+      dps[k] = body->var;
+      dvs[k] = core_var(ds[k]);
+    }
+    body = opt_clone(S->O, body, ntv, tvs, tys, nd, dps, dvs);
     CoreType *t = core_expr_type(body);
     if (!t) return NULL;
     sv = opt_new_global(S->O, lz_fmt("$s%s", h->var->name), h->var->module, t);
@@ -207,6 +218,7 @@ static CoreExpr *spec_call(SpecState *S, CoreExpr *e) {
     LZ_PUSH(S->specs, nsp);
     S->made++;
     S->O->st.specialised++;
+    spec_expr(S, &g.binds[0].rhs, 0);
   }
   CoreExpr *r = core_var(sv);
   for (int k = ntv + nd; k < n; k++) r = sp[k]->kind == CE_APP ? core_app(r, sp[k]->arg) : core_tyapp(r, sp[k]->type);

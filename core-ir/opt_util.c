@@ -11,7 +11,6 @@
  * enclose the binder: the two places where moving an expression would duplicate work
  * or move it across a cost centre. See Note [Core optimiser] (docs/notes/core-opt.md).
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "opt_priv.h"
@@ -217,7 +216,6 @@ CoreExpr *opt_clone(Opt *O, CoreExpr *e, int ntv, CoreTyVar **tvs, CoreType **ty
     vi->clone_to = vsub[i]->var;
   }
   CoreExpr *r = cl_expr(&c, e);
-  if (getenv("LZ_OPT_TRACE2")) fprintf(stderr, "clone %s\n   => %s\n", core_expr_to_string(e, 300), core_expr_to_string(r, 300));
   for (int i = nv - 1; i >= 0; i--) opt_vvi(O, vars[i])->clone_to = saved[i];
   opt_occ_expr(O, r);
   return r;

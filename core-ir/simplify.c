@@ -20,7 +20,6 @@
  * (no work moves across a cost centre; see Note [Core optimiser]). Lets float out of
  * a let's right-hand side only when that exposes a value, never out of an scc.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "opt_priv.h"
@@ -53,7 +52,6 @@ static CoreExpr *subst_var(Opt *O, CoreExpr *e) {
   CoreExpr *s = vi->subst;
   if (s->kind == CE_VAR || (s->kind == CE_LIT && s->lit.kind != CL_STRING)) return copy_node(s);
   if (vi->subst_uses++ == 0) return s;
-  if (getenv("LZ_OPT_TRACE2")) fprintf(stderr, "second use of %s_%d: %s\n", e->var->name, e->var->uniq, core_expr_to_string(s, 200));
   return opt_clone(O, s, 0, NULL, NULL, 0, NULL, NULL);
 }
 

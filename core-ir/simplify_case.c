@@ -15,7 +15,6 @@
  * arguments are let-bound (lazily) or case-bound (unlifted: they were going to be
  * computed by the constructor application anyway). See Note [Core optimiser].
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "opt_priv.h"
@@ -125,7 +124,6 @@ static CoreExpr *known_case(Opt *O, CoreExpr *s, Known *k, CoreExpr *e) {
       if (opt_is_trivial(a)) {
         nargs[j] = a;
         if (used) {
-          if (getenv("LZ_OPT_TRACE2") && a->kind == CE_VAR) fprintf(stderr, "known: %s_%d := %s_%d\n", v->name, v->uniq, a->var->name, a->var->uniq);
           opt_set_subst(O, v, copy_trivial(a));
         }
         continue;

@@ -11,8 +11,9 @@
 # "NAME: " read as "PROG: ") with it. One line per failure says what differed; then a
 # summary `N passed, M failed`; exit status 1 if anything failed. --list-failures prints
 # only the failing names. NAME... restricts the run (NAME, NAME.lz or a path).
-# Env: TIMEOUT (seconds per compilation and per run, default 20), JOBS (parallel programs,
-# default the number of CPUs), KEEP=1 keeps the temporary directory.
+# Env: TIMEOUT (seconds per run, default 20), CTIMEOUT (seconds per compilation, default
+# 120), JOBS (parallel programs, default the number of CPUs), KEEP=1 keeps the temporary
+# directory.
 set -u
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -36,6 +37,7 @@ fi
 OPT=-O0
 case "${1:-}" in -O0 | -O1 | -O2 | -O) OPT="$1"; shift ;; esac
 TIMEOUT="${TIMEOUT:-20}"
+CTIMEOUT="${CTIMEOUT:-120}"
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 4)}"
 
 progs=()
@@ -59,8 +61,12 @@ run_one() {
   local name="$1" dir="$tmp/$1"
   mkdir -p "$dir"
   local res="$tmp/$name.result"
-  if ! (cd "$golden" && timeout "$TIMEOUT" "$LZC" "$OPT" "$name.lz" -o "$dir/$name") \
-      >"$dir/compile.out" 2>&1; then
+  (cd "$golden" && timeout "$CTIMEOUT" "$LZC" "$OPT" "$name.lz" -o "$dir/$name") >"$dir/compile.out" 2>&1
+  local cstatus=$?
+  if [ "$cstatus" = 124 ]; then
+    echo "compilation timed out after ${CTIMEOUT}s" >"$res"
+    return
+  elif [ "$cstatus" != 0 ]; then
     echo "compile failed: $(grep -m1 -E 'error|rror:' "$dir/compile.out" || head -n1 "$dir/compile.out")" >"$res"
     return
   fi
@@ -90,7 +96,7 @@ run_one() {
   if [ -z "$why" ]; then echo ok >"$res"; else echo "$why" >"$res"; fi
 }
 export -f run_one
-export LZC OPT TIMEOUT tmp golden
+export LZC OPT TIMEOUT CTIMEOUT tmp golden
 
 printf '%s\n' "${progs[@]}" | xargs -P "$JOBS" -I{} bash -c 'run_one "$1"' _ {}
 

@@ -90,7 +90,7 @@ def first_error(log: str, limit: int = 110) -> str:
         if re.search(r"\berror\b", l, re.IGNORECASE):
             msg = l
             # GHC layout: "file:l:c: error:" then an indented message line.
-            if l.rstrip().endswith(("error:", "error: [GHC-0]")) and i + 1 < len(lines):
+            if l.endswith("error:") and i + 1 < len(lines):
                 msg = l.strip() + " " + lines[i + 1].strip().lstrip("•").strip()
             return shorten(msg, limit)
     return shorten(lines[0], limit) if lines else "(no output)"
