@@ -31,6 +31,11 @@ typedef struct LzThread {
 
 struct LzCapPriv {
   LzWord *gc_sp;        /* sp during lz_alloc_slow (dead words below it are cleared at GC) */
+  /* Event log (eventlog.h, Note [Event log] in docs/notes/eventlog.md): this capability's
+   * buffer, NULL when not logging; ev_sparks the same only when one event per spark is
+   * logged (+RTS -lf), so each call site tests one pointer. */
+  struct LzEvBuf *ev;
+  struct LzEvBuf *ev_sparks;
 };
 
 LzThread *lz_thread_new(LzCap *cap, size_t words);
