@@ -1,0 +1,322 @@
+/* sparkpool.c — bounded Chase–Lev spark deques and GHC's spark bookkeeping.
+ *
+ * The deque is the algorithm of Chase and Lev with the C11 atomics and orderings of
+ * Lê, Pop, Cohen and Zappa Nardelli (PPoPP 2013, figure 1), without resizing: a fixed
+ * power-of-two ring of slots indexed by two ever-growing counters, `top` (thieves take
+ * there with a CAS) and `bottom` (only the owner writes it). The owner's pop decrements
+ * bottom *before* reading top, with a sequentially consistent fence between, and a thief
+ * reads top before bottom with such a fence too; the two fences are what makes the
+ * owner and the thieves agree on who gets the last spark (only then does the owner need
+ * a CAS). Everything above the deque — ids, fates, findSpark, pruning — is GHC's
+ * bookkeeping from rts/Sparks.c, redone for our closures. Note [Spark pools] in
+ * docs/notes/sparks.md.
+ */
+#include "sparkpool.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rts_priv.h" /* gc.h, configured as every runtime file sees it */
+
+LzSparkHook lz_spark_hook;
+
+#define RELAXED memory_order_relaxed
+#define ACQUIRE memory_order_acquire
+#define RELEASE memory_order_release
+#define SEQ_CST memory_order_seq_cst
+
+/* Lê et al.'s atomic_thread_fence(seq_cst). On x86-64 a locked no-op on the stack is the
+ * same full barrier for ordinary memory (a locked instruction orders all earlier loads and
+ * stores before all later ones) and is much cheaper than the mfence compilers emit (17 ns
+ * against about 3 on this machine's EPYC; Linux's smp_mb() made the same choice).
+ * ThreadSanitizer models neither, so its builds keep the C11 fence. */
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__) && !defined(LZ_SPARK_MFENCE)
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LZ_SPARK_MFENCE 1
+#endif
+#endif
+#endif
+static inline void full_fence(void) {
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__) && !defined(LZ_SPARK_MFENCE)
+  __asm__ __volatile__("lock; orq $0, (%%rsp)" ::: "memory", "cc");
+#else
+  atomic_thread_fence(SEQ_CST);
+#endif
+}
+
+static inline void trace(uint32_t cap, LzSparkEvent ev, LzSparkId id, uint32_t victim) {
+  LzSparkHook h = lz_spark_hook;
+  if (h)
+    h(cap, ev, id, victim);
+}
+
+/* ---- creation ----------------------------------------------------------------------- */
+
+size_t lz_spark_pool_capacity(size_t requested) {
+  /* GHC's roundUp2: shift a 1 left once per significant bit of `requested`. */
+  if (requested == 0)
+    requested = 1;
+  if (requested >= LZ_SPARK_POOL_MAX)
+    return LZ_SPARK_POOL_MAX;
+  size_t r = 1;
+  do
+    r <<= 1;
+  while ((requested >>= 1) != 0);
+  return r;
+}
+
+LzSparkPool *lz_spark_pool_new(uint32_t cap_no, size_t requested) {
+  if (cap_no >= LZ_SPARK_MAX_CAPS)
+    return NULL;
+  size_t capacity = lz_spark_pool_capacity(requested);
+  LzSparkPool *p = aligned_alloc(LZ_SPARK_LINE, sizeof *p); /* sizeof: a multiple of 64 */
+  if (!p)
+    return NULL;
+  memset(p, 0, sizeof *p);
+  /* Uncollectable: never freed by Boehm and scanned as a root, so a thunk referenced
+   * only by the pool stays alive. See Note [Spark pools and Boehm]. */
+  p->slots = GC_MALLOC_UNCOLLECTABLE(capacity * sizeof(LzSparkSlot));
+  if (!p->slots) {
+    free(p);
+    return NULL;
+  }
+  for (size_t i = 0; i < capacity; i++) {
+    atomic_init(&p->slots[i].closure, 0);
+    atomic_init(&p->slots[i].id, 0);
+  }
+  atomic_init(&p->top, 0);
+  atomic_init(&p->bottom, 0);
+  p->mask = (int64_t)capacity - 1;
+  p->cap_no = cap_no;
+  return p;
+}
+
+void lz_spark_pool_free(LzSparkPool *p) {
+  if (!p)
+    return;
+  GC_FREE(p->slots);
+  if (p->scratch)
+    GC_FREE(p->scratch);
+  free(p);
+}
+
+/* ---- the deque ---------------------------------------------------------------------- */
+
+/* Lê et al.'s push, with one change: their `fence(release); store(bottom, relaxed)` is
+ * written as `store(bottom, release)`. Both make the slot writes visible to a thief whose
+ * acquire load of bottom reads the new value; the release store is also understood by
+ * ThreadSanitizer, which does not model fences. The top read is skipped while the
+ * owner's cached lower bound of top shows room (GHC's topBound): top only grows, and the
+ * cache came from an acquire load, so a slot we overwrite was read by its thief before
+ * the CAS that our acquire load saw. */
+bool lz_spark_pool_push(LzSparkPool *p, LzWord closure, LzSparkId id) {
+  int64_t b = atomic_load_explicit(&p->bottom, RELAXED);
+  int64_t t = p->top_cache;
+  if (b - t > p->mask) { /* looks full: b - t >= capacity */
+    t = atomic_load_explicit(&p->top, ACQUIRE);
+    p->top_cache = t;
+    if (b - t > p->mask)
+      return false;
+  }
+  LzSparkSlot *s = &p->slots[b & p->mask];
+  atomic_store_explicit(&s->closure, closure, RELAXED);
+  atomic_store_explicit(&s->id, id, RELAXED);
+  atomic_store_explicit(&p->bottom, b + 1, RELEASE);
+  return true;
+}
+
+/* Lê et al.'s take. The slot of a spark the owner took is cleared, so the pool does not
+ * keep garbage alive for Boehm; no thief can successfully take that index any more (a
+ * thief that read the cleared slot fails its CAS), so clearing is safe. */
+LzSparkResult lz_spark_pool_pop(LzSparkPool *p, LzSpark *out) {
+  int64_t b = atomic_load_explicit(&p->bottom, RELAXED) - 1;
+  atomic_store_explicit(&p->bottom, b, RELAXED);
+  full_fence();
+  int64_t t = atomic_load_explicit(&p->top, RELAXED);
+  if (t > b) { /* was empty */
+    atomic_store_explicit(&p->bottom, b + 1, RELAXED);
+    return LZ_SPARK_EMPTY;
+  }
+  LzSparkSlot *s = &p->slots[b & p->mask];
+  LzWord c = atomic_load_explicit(&s->closure, RELAXED);
+  LzSparkId id = atomic_load_explicit(&s->id, RELAXED);
+  if (t == b) { /* the last spark: race the thieves for it */
+    bool won = atomic_compare_exchange_strong_explicit(&p->top, &t, t + 1, SEQ_CST, RELAXED);
+    atomic_store_explicit(&p->bottom, b + 1, RELAXED);
+    if (!won)
+      return LZ_SPARK_EMPTY;
+  }
+  atomic_store_explicit(&s->closure, 0, RELAXED);
+  out->closure = c;
+  out->id = id;
+  return LZ_SPARK_OK;
+}
+
+/* Lê et al.'s steal. The slot is read before the CAS; if the CAS succeeds no push can
+ * have overwritten it (that needs top > t), so what was read is the spark at t. */
+LzSparkResult lz_spark_pool_steal(LzSparkPool *p, LzSpark *out) {
+  int64_t t = atomic_load_explicit(&p->top, ACQUIRE);
+  full_fence();
+  int64_t b = atomic_load_explicit(&p->bottom, ACQUIRE);
+  if (t >= b)
+    return LZ_SPARK_EMPTY;
+  LzSparkSlot *s = &p->slots[t & p->mask];
+  LzWord c = atomic_load_explicit(&s->closure, RELAXED);
+  LzSparkId id = atomic_load_explicit(&s->id, RELAXED);
+  if (!atomic_compare_exchange_strong_explicit(&p->top, &t, t + 1, SEQ_CST, RELAXED))
+    return LZ_SPARK_ABORT;
+  out->closure = c;
+  out->id = id;
+  return LZ_SPARK_OK;
+}
+
+size_t lz_spark_pool_size(const LzSparkPool *p) {
+  /* atomic_load on a const object: C11 allows it, but some headers declare the
+   * parameter non-const; cast it away (the loads do not write). */
+  LzSparkPool *q = (LzSparkPool *)p;
+  int64_t b = atomic_load_explicit(&q->bottom, RELAXED);
+  int64_t t = atomic_load_explicit(&q->top, RELAXED);
+  return b > t ? (size_t)(b - t) : 0;
+}
+
+/* ---- GHC's bookkeeping ------------------------------------------------------------- */
+
+bool lz_spark_fizzled(LzWord closure) {
+  if (LZ_TAG(closure))
+    return true;
+  const LzInfo *info =
+      (const LzInfo *)__atomic_load_n((LzWord *)closure, __ATOMIC_ACQUIRE);
+  return info->type != LZ_THUNK;
+}
+
+LzSparkFate lz_spark_new(LzSparkPool *p, LzWord closure, LzSparkId *idp) {
+  LzSparkId id = LZ_SPARK_ID_MAKE(p->cap_no, ++p->seq);
+  if (idp)
+    *idp = id;
+  if (lz_spark_fizzled(closure)) {
+    p->counters.dud++;
+    trace(p->cap_no, LZ_SPARK_EV_DUD, id, 0);
+    return LZ_SPARK_DUD;
+  }
+  if (!lz_spark_pool_push(p, closure, id)) {
+    p->counters.overflowed++;
+    trace(p->cap_no, LZ_SPARK_EV_OVERFLOW, id, 0);
+    return LZ_SPARK_OVERFLOWED;
+  }
+  p->counters.created++;
+  trace(p->cap_no, LZ_SPARK_EV_CREATE, id, 0);
+  return LZ_SPARK_CREATED;
+}
+
+/* GHC's tryStealSpark with the fizzle accounting of findSpark: steal from `victim` until
+ * a spark that still needs evaluating turns up; fizzled ones are counted on `me`. */
+static LzSparkResult take_live(LzSparkPool *me, LzSparkPool *victim, LzSpark *out) {
+  for (;;) {
+    LzSparkResult r = lz_spark_pool_steal(victim, out);
+    if (r != LZ_SPARK_OK)
+      return r;
+    if (!lz_spark_fizzled(out->closure)) {
+      me->counters.converted++;
+      if (victim == me)
+        trace(me->cap_no, LZ_SPARK_EV_RUN, out->id, 0);
+      else
+        trace(me->cap_no, LZ_SPARK_EV_STEAL, out->id, victim->cap_no);
+      return LZ_SPARK_OK;
+    }
+    me->counters.fizzled++;
+    trace(me->cap_no, LZ_SPARK_EV_FIZZLE, out->id, 0);
+  }
+}
+
+bool lz_spark_find(LzSparkPool *const *pools, uint32_t n, uint32_t self, LzSpark *out,
+                   uint32_t *from) {
+  LzSparkPool *me = pools[self];
+  for (;;) {
+    bool retry = false;
+    if (take_live(me, me, out) == LZ_SPARK_OK) {
+      *from = self;
+      return true;
+    }
+    if (lz_spark_pool_size(me) > 0)
+      retry = true;
+    for (uint32_t k = 1; k < n; k++) {
+      uint32_t v = (self + k) % n;
+      LzSparkPool *victim = pools[v];
+      if (lz_spark_pool_size(victim) == 0)
+        continue;
+      LzSparkResult r = take_live(me, victim, out);
+      if (r == LZ_SPARK_OK) {
+        *from = v;
+        return true;
+      }
+      if (r == LZ_SPARK_ABORT || lz_spark_pool_size(victim) > 0)
+        retry = true; /* lost a race: come back after trying the others */
+    }
+    if (!retry)
+      return false;
+  }
+}
+
+/* Drain the pool with pops (thieves may still take some meanwhile), clear every slot
+ * (the stolen sparks' slots still hold their closures), then push back the survivors
+ * oldest first, so the order thieves see is unchanged. Clearing is safe: the pool is
+ * empty, so a thief that read a cleared slot fails its CAS, and the refill's slot
+ * writes come after the clearing in the owner's order. */
+void lz_spark_pool_prune(LzSparkPool *p, bool at_exit, bool (*fizzled)(LzWord closure)) {
+  if (!fizzled)
+    fizzled = lz_spark_fizzled;
+  size_t capacity = (size_t)p->mask + 1;
+  if (!p->scratch) {
+    p->scratch = GC_MALLOC_UNCOLLECTABLE(capacity * sizeof(LzSpark));
+    if (!p->scratch)
+      return; /* no memory: leave the pool as it is */
+  }
+  size_t n = 0;
+  LzSpark s;
+  while (n < capacity && lz_spark_pool_pop(p, &s) == LZ_SPARK_OK)
+    p->scratch[n++] = s; /* newest first */
+  /* Acquire top: every steal that succeeded so far (all CASes on top form one release
+   * sequence) read its slot before the clearing below. */
+  p->top_cache = atomic_load_explicit(&p->top, ACQUIRE);
+  for (size_t i = 0; i < capacity; i++)
+    atomic_store_explicit(&p->slots[i].closure, 0, RELAXED);
+  for (size_t i = n; i-- > 0;) {
+    s = p->scratch[i];
+    p->scratch[i].closure = 0;
+    if (fizzled(s.closure)) {
+      p->counters.fizzled++;
+      trace(p->cap_no, LZ_SPARK_EV_FIZZLE, s.id, 0);
+    } else if (at_exit) {
+      p->counters.gcd++;
+      trace(p->cap_no, LZ_SPARK_EV_GC, s.id, 0);
+    } else {
+      (void)lz_spark_pool_push(p, s.closure, s.id); /* fits: the pool was emptied */
+    }
+  }
+}
+
+/* ---- statistics --------------------------------------------------------------------- */
+
+void lz_spark_counters_sum(LzSparkPool *const *pools, uint32_t n, LzSparkCounters *out) {
+  memset(out, 0, sizeof *out);
+  for (uint32_t i = 0; i < n; i++) {
+    const LzSparkCounters *c = &pools[i]->counters;
+    out->created += c->created;
+    out->dud += c->dud;
+    out->overflowed += c->overflowed;
+    out->converted += c->converted;
+    out->gcd += c->gcd;
+    out->fizzled += c->fizzled;
+  }
+}
+
+int lz_spark_format_stats(char *buf, size_t size, const LzSparkCounters *c) {
+  return snprintf(buf, size,
+                  "  SPARKS: %" PRIu64 " (%" PRIu64 " converted, %" PRIu64 " overflowed, %" PRIu64
+                  " dud, %" PRIu64 " GC'd, %" PRIu64 " fizzled)",
+                  c->created + c->dud + c->overflowed, c->converted, c->overflowed, c->dud,
+                  c->gcd, c->fizzled);
+}
