@@ -112,6 +112,40 @@ static void compute_live(Cg *cg, StgExpr *kase, CgCont *k) {
   for (int i = 0; i < l.vars.len; i++) k->live[i] = l.vars.data[i];
 }
 
+/* Size of an expression in nodes, counting at most `limit` (closure bodies excluded: they
+ * are separate functions). */
+static int expr_size(StgExpr *e, int limit) {
+  int n = 0;
+  while (e && n < limit) {
+    n++;
+    switch (e->kind) {
+    case SE_CASE:
+      n += expr_size(e->scrut, limit - n);
+      for (int i = 0; i + 1 < e->nalts && n < limit; i++) n += expr_size(e->alts[i].rhs, limit - n);
+      e = e->nalts ? e->alts[e->nalts - 1].rhs : NULL;
+      continue;
+    case SE_LET:
+      n += e->nbinds;
+      if (e->lne)
+        for (int i = 0; i < e->nbinds && n < limit; i++)
+          if (e->binds[i].rhs->body) n += expr_size(e->binds[i].rhs->body, limit - n);
+      e = e->body;
+      continue;
+    case SE_SCC:
+      e = e->body;
+      continue;
+    default:
+      return n;
+    }
+  }
+  return n;
+}
+
+/* Alternatives of at most this many nodes are compiled twice: in place, where the
+ * scrutinee turns out to be tagged, and in the frame's continuation; so a small loop is
+ * one function without memory traffic on its fast path. */
+enum { CG_INLINE_ALTS = 60 };
+
 /* The continuation of a case node (made once, compiled later from the job list). */
 static CgCont *cont_for(Cg *cg, StgExpr *e, LLVMValueRef ret) {
   CgCont *k = cg_map_get(&cg->conts, e);
@@ -123,7 +157,14 @@ static CgCont *cont_for(Cg *cg, StgExpr *e, LLVMValueRef ret) {
   const char *name = lz_fmt("%s%scase_%s", cg->top ? cg->top : "", cg->top ? "." : "",
                             e->binder ? cg_var_label(e->binder) : "k");
   k->fn = cg_new_code_fn(cg, name);
-  k->fast = cg_new_code_fn(cg, lz_fmt("%s_alts", name));
+  /* a separate entry for the alternatives only where a tagged scrutinee can jump to them */
+  if (e->scrut->kind == SE_ATOM && e->scrut->atom.kind == SA_VAR && !e->scrut->atom.var->global) {
+    int size = 0;
+    for (int i = 0; i < e->nalts && size <= CG_INLINE_ALTS; i++)
+      size += expr_size(e->alts[i].rhs, CG_INLINE_ALTS + 1);
+    if (size <= CG_INLINE_ALTS) k->inline_alts = true;
+    else k->fast = cg_new_code_fn(cg, lz_fmt("%s_alts", name));
+  }
   k->info = cg_info_table(cg, lz_fmt("%s_info", name), k->fn, LZ_FRAME_RET, 0, 0, k->nlive, NULL);
   cg_map_put(&cg->conts, e, k);
   CgJob j = {JOB_CONT, NULL, k, cg->top};
@@ -135,14 +176,26 @@ static CgCont *cont_for(Cg *cg, StgExpr *e, LLVMValueRef ret) {
  * saved values, pop the frame down to the rest, jump to the alternatives. */
 void cg_cont_body(Cg *cg, CgCont *k) {
   CgFn fb, *f = &fb;
+  StgExpr *e = k->kase;
+  StgRep rep = e->binder ? e->binder->rep : e->scrut->rep;
+  if (!k->fast) { /* the frame's continuation runs the alternatives itself */
+    cg_fn_begin(cg, f, k->fn, true);
+    for (int i = 0; i < k->nlive; i++) {
+      LLVMValueRef w = LLVMBuildLoad2(cg->b, cg->t_word, cg_sp_slot(f, 1 + i), "");
+      cg_bind(f, k->live[i], cg_from_word(f, w, k->live[i]->rep));
+    }
+    f->sp = cg_sp_slot(f, 1 + k->nlive);
+    cg_alts(f, e, cg_from_word(f, cg_param(f, 2), rep), k->ret);
+    cg_fn_finish(f);
+    return;
+  }
   cg_fn_begin(cg, f, k->fast, true);
   for (int i = 0; i < k->nlive; i++) {
     LLVMValueRef w = i < 3 ? cg_param(f, 3 + i) : LLVMBuildLoad2(cg->b, cg->t_word, cg_sp_slot(f, i - 3), "");
     cg_bind(f, k->live[i], cg_from_word(f, w, k->live[i]->rep));
   }
   if (k->nlive > 3) f->sp = cg_sp_slot(f, k->nlive - 3);
-  StgExpr *e = k->kase;
-  cg_alts(f, e, cg_from_word(f, cg_param(f, 2), e->binder ? e->binder->rep : e->scrut->rep), k->ret);
+  cg_alts(f, e, cg_from_word(f, cg_param(f, 2), rep), k->ret);
   bool allocates = f->allocates;
   f->allocates = false; /* the heap check is made by the frame continuation */
   cg_fn_finish(f);
@@ -294,21 +347,39 @@ void cg_case(CgFn *f, StgExpr *e, LLVMValueRef ret) {
   words[0] = cg_const_ptr_word(cg, k->info, 0);
   for (int i = 0; i < k->nlive; i++) words[i + 1] = cg_lookup(f, k->live[i]);
   if (s->kind == SE_ATOM && !s->atom.var->global) {
-    /* tagged: straight to the alternatives, live values in registers (the 4th and later
-     * on the stack); untagged: push the frame and enter */
-    LLVMValueRef v = cg_lookup(f, s->atom.var);
-    LLVMBasicBlockRef tagged = cg_block(f, "evald"), untagged = cg_block(f, "eval");
-    LLVMValueRef c = LLVMBuildICmp(cg->b, LLVMIntNE, cg_ptr_tag(f, v), cg_word(cg, 0), "");
+    /* tagged, or an indirection to a value (an updated thunk): the alternatives in
+     * place, or a jump to them with the live values in registers (the 4th and later on
+     * the stack); otherwise push the frame and enter */
+    LLVMValueRef v0 = cg_lookup(f, s->atom.var);
+    LLVMBasicBlockRef entry = LLVMGetInsertBlock(cg->b);
+    LLVMBasicBlockRef tagged = cg_block(f, "evald"), untagged = cg_block(f, "untagged"),
+                      ind = cg_block(f, "ind"), untagged2 = cg_block(f, "eval");
+    LLVMValueRef c = LLVMBuildICmp(cg->b, LLVMIntNE, cg_ptr_tag(f, v0), cg_word(cg, 0), "");
     LLVMBuildCondBr(cg->b, c, tagged, untagged);
     LLVMValueRef sp = f->sp;
+    LLVMPositionBuilderAtEnd(cg->b, untagged);
+    LLVMValueRef info = cg_load(f, v0, 0);
+    LLVMValueRef is_ind = LLVMBuildICmp(cg->b, LLVMIntEQ, info, cg_const_ptr_word(cg, cg->rt_ind_info, 0), "");
+    LLVMBuildCondBr(cg->b, is_ind, ind, untagged2);
+    LLVMPositionBuilderAtEnd(cg->b, ind);
+    LLVMValueRef v1 = cg_load(f, v0, 8);
+    LLVMBuildBr(cg->b, tagged);
+    LLVMPositionBuilderAtEnd(cg->b, untagged2);
+    cg_push(f, words, k->nlive + 1);
+    cg_enter(f, v0);
+    f->sp = sp;
     LLVMPositionBuilderAtEnd(cg->b, tagged);
+    LLVMValueRef v = LLVMBuildPhi(cg->b, cg->t_word, "whnf");
+    LLVMValueRef vals[2] = {v0, v1};
+    LLVMBasicBlockRef blocks[2] = {entry, ind};
+    LLVMAddIncoming(v, vals, blocks, 2);
+    if (k->inline_alts) {
+      cg_alts(f, e, v, ret);
+      return;
+    }
     if (k->nlive > 3) cg_push(f, words + 4, k->nlive - 3);
     cg_tail_call(f, k->fast, v, k->nlive > 0 ? words[1] : NULL, k->nlive > 1 ? words[2] : NULL,
                  k->nlive > 2 ? words[3] : NULL);
-    f->sp = sp;
-    LLVMPositionBuilderAtEnd(cg->b, untagged);
-    cg_push(f, words, k->nlive + 1);
-    cg_enter(f, v);
     f->sp = sp;
     return;
   }

@@ -145,6 +145,7 @@ void cg_init_module(Cg *cg) {
   cg->rt_ap_frame_info[3] = declare_info(cg, "lz_ap3_frame_info");
   cg->rt_pap_info = declare_info(cg, "lz_pap_info");
   cg->rt_integer_small_info = declare_info(cg, "lz_integer_small_info");
+  cg->rt_ind_info = declare_info(cg, "lz_ind_info");
 }
 
 /* ---- constants --------------------------------------------------------------------------- */

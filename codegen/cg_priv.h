@@ -42,6 +42,7 @@ typedef struct CgCont {
   StgVar **live; /* saved in the frame, in this order, at sp[1..nlive] */
   int nlive;
   LLVMValueRef ret; /* the known continuation below the frame (NULL: unknown) */
+  bool inline_alts; /* small alternatives, also compiled in place for a tagged scrutinee */
 } CgCont;
 
 /* ---- per-variable side table (by StgVar.id) --------------------------------------------- */
@@ -95,7 +96,7 @@ typedef struct Cg {
   LLVMValueRef rt_alloc_slow, rt_stack_grow, rt_apply[4], rt_eval, rt_con_entry;
   LLVMValueRef rt_yield_enter, rt_yield_return;
   LLVMValueRef rt_update_frame_info, rt_blackhole_info, rt_ap_frame_info[4], rt_pap_info;
-  LLVMValueRef rt_integer_small_info;
+  LLVMValueRef rt_integer_small_info, rt_ind_info;
   LLVMValueRef prim_fns[PRIMOP_COUNT];
   LLVMValueRef intrinsics[8];
   /* tables */

@@ -43,6 +43,8 @@ void cg_target_setup(Cg *cg) {
   LLVMCodeGenOptLevel lvl = cg->opts.opt_level <= 0   ? LLVMCodeGenLevelNone
                             : cg->opts.opt_level == 1 ? LLVMCodeGenLevelLess
                                                       : LLVMCodeGenLevelDefault;
+  const char *force = getenv("LZC_CODEGEN_LEVEL"); /* experiments: 0..3 */
+  if (force && *force >= '0' && *force <= '3') lvl = (LLVMCodeGenOptLevel)(*force - '0');
   cg->tm = LLVMCreateTargetMachine(target, triple, "x86-64", "", lvl, LLVMRelocPIC, LLVMCodeModelDefault);
   LLVMSetTarget(cg->mod, triple);
   LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(cg->tm);
@@ -61,6 +63,33 @@ bool cg_verify(CgModule *m, char **msg) {
   return !bad;
 }
 
+/* LLVM's pipeline merges returns: `tail call f(...); br label %common.ret` with
+ * `common.ret: ret void`. The x86 backend still makes a jump of it at -O1/-O2 (CodeGenPrepare
+ * duplicates the return), but not at -O0, and the execution model cannot afford a missed
+ * tail call (the C stack would grow with every transfer). So put the `ret` back right
+ * after every call of a code function (the only calls returning void): then each one is in
+ * tail position however the object is generated. */
+static void restore_tail_positions(CgModule *m) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(m->ctx);
+  for (LLVMValueRef fn = LLVMGetFirstFunction(m->mod); fn; fn = LLVMGetNextFunction(fn)) {
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+      LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+      if (!term || LLVMGetInstructionOpcode(term) != LLVMBr || LLVMIsConditional(term)) continue;
+      LLVMValueRef call = LLVMGetPreviousInstruction(term);
+      if (!call || LLVMGetInstructionOpcode(call) != LLVMCall || !LLVMIsTailCall(call)) continue;
+      /* (the pipeline may have dropped unused arguments or made it fastcc: still ours) */
+      LLVMTypeRef ft = LLVMGetCalledFunctionType(call);
+      if (LLVMGetTypeKind(LLVMGetReturnType(ft)) != LLVMVoidTypeKind) continue;
+      LLVMValueRef first = LLVMGetFirstInstruction(LLVMGetSuccessor(term, 0));
+      if (!first || LLVMGetInstructionOpcode(first) != LLVMRet) continue;
+      LLVMPositionBuilderBefore(b, term);
+      LLVMBuildRetVoid(b);
+      LLVMInstructionEraseFromParent(term);
+    }
+  }
+  LLVMDisposeBuilder(b);
+}
+
 /* $LZC_LLVM_PASSES overrides the pipeline (a new-pass-manager pipeline text, or "none"),
  * for experiments. */
 bool cg_optimize(CgModule *m, int opt_level, char **err) {
@@ -73,6 +102,7 @@ bool cg_optimize(CgModule *m, int opt_level, char **err) {
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
   LLVMErrorRef e = LLVMRunPasses(m->mod, passes, m->cg->tm, opts);
   LLVMDisposePassBuilderOptions(opts);
+  restore_tail_positions(m);
   if (e) {
     char *s = LLVMGetErrorMessage(e);
     if (err) *err = lz_strdup(s);

@@ -294,7 +294,7 @@ void opt_float_top(Opt *O) {
         r = b->rhs;
       }
       /* x = let y = a in b  ==>  y = a; x = b (lifted lets only; never out of an scc) */
-      while (r->kind == CE_LET && !(!r->rec && core_type_unlifted(r->binds[0].var->type))) {
+      while (r->kind == CE_LET && !(!r->rec && opt_type_unlifted_under_foralls(r->binds[0].var->type))) {
         for (int k = 0; k < r->nbinds; k++) {
           globalise(r->binds[k].var, x);
           add_group(p, true, r->binds[k].var, r->binds[k].rhs);
@@ -433,6 +433,54 @@ static bool simplify_to_fixpoint(Opt *O, int max_iter, const char *what) {
 
 static OptStats last_stats;
 
+/* Node counts of the program (for --opt-stats): all nodes, applications, cases, lets. */
+typedef struct Counts {
+  long nodes, apps, cases, lets;
+} Counts;
+
+static void count_expr(const CoreExpr *e, Counts *c) {
+  while (e) {
+    c->nodes++;
+    switch (e->kind) {
+    case CE_VAR:
+    case CE_LIT: return;
+    case CE_APP:
+      c->apps++;
+      count_expr(e->arg, c);
+      e = e->fn;
+      break;
+    case CE_TYAPP: e = e->fn; break;
+    case CE_LAM:
+    case CE_TYLAM:
+    case CE_CAST:
+    case CE_SCC: e = e->body; break;
+    case CE_LET:
+      c->lets++;
+      for (int i = 0; i < e->nbinds; i++) count_expr(e->binds[i].rhs, c);
+      e = e->body;
+      break;
+    case CE_CASE:
+      c->cases++;
+      count_expr(e->body, c);
+      for (int i = 0; i < e->nalts; i++) count_expr(e->alts[i].rhs, c);
+      return;
+    case CE_CON:
+    case CE_PRIMOP:
+      for (int i = 0; i < e->nargs; i++) count_expr(e->args[i], c);
+      return;
+    }
+  }
+}
+
+static Counts count_program(const CoreProgram *p) {
+  Counts c = {0};
+  for (int g = 0; g < p->groups.len; g++)
+    for (int i = 0; i < p->groups.data[g].nbinds; i++) count_expr(p->groups.data[g].binds[i].rhs, &c);
+  return c;
+}
+
+static Counts before_counts, after_counts;
+
 CoreProgram *core_optimise(CoreProgram *p, int level, bool lint_between_passes) {
   if (!p || level <= 0) return p;
   Opt O = {0};
@@ -444,6 +492,7 @@ CoreProgram *core_optimise(CoreProgram *p, int level, bool lint_between_passes) 
   opt_drop_dead_globals(&O);
   opt_float_top(&O);
   opt_regroup(&O);
+  before_counts = count_program(p);
   if (!lint_after(&O, "top-level floating")) goto out;
   int iters = level >= 2 ? 8 : 4;
   if (!simplify_to_fixpoint(&O, iters, "simplifier")) goto out;
@@ -460,6 +509,7 @@ CoreProgram *core_optimise(CoreProgram *p, int level, bool lint_between_passes) 
   }
 out:
   last_stats = O.st;
+  after_counts = count_program(p);
   return p;
 }
 
@@ -472,4 +522,8 @@ void core_opt_print_stats(FILE *out) {
           s->beta, s->inline_global, s->inline_local, s->inline_once, s->known_con, s->case_of_case,
           s->join_points, s->case_elim, s->let_float, s->dead_let, s->const_fold, s->cast_cast,
           s->specialised, s->worker_wrapper, s->dead_global);
+  fprintf(out, "optimiser: Core reachable from main: %ld nodes (%ld applications, %ld cases, %ld lets) "
+               "before, %ld nodes (%ld applications, %ld cases, %ld lets) after\n",
+          before_counts.nodes, before_counts.apps, before_counts.cases, before_counts.lets,
+          after_counts.nodes, after_counts.apps, after_counts.cases, after_counts.lets);
 }

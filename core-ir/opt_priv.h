@@ -116,6 +116,9 @@ bool opt_is_evaluated(Opt *O, const CoreExpr *e);
 /* Value parameters of a (type) lambda chain; *body gets what is under them. */
 int opt_lam_arity(const CoreExpr *e);
 bool opt_type_is_unit_like(const CoreType *t);
+/* Unlifted, possibly under foralls (the front end may generalise a strict binding):
+ * such a binding is evaluated where it stands and never moved. */
+bool opt_type_unlifted_under_foralls(const CoreType *t);
 /* Does the expression certainly diverge (raiseError#, or a saturated call of a function
  * flagged VI_BOTTOM)? */
 bool opt_is_bottom(Opt *O, const CoreExpr *e);

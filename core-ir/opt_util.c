@@ -516,6 +516,11 @@ bool opt_is_bottom(Opt *O, const CoreExpr *e) {
   return false;
 }
 
+bool opt_type_unlifted_under_foralls(const CoreType *t) {
+  while (t && t->kind == CT_FORALL) t = t->body;
+  return core_type_unlifted(t);
+}
+
 bool opt_type_is_unit_like(const CoreType *t) {
   return t && t->kind == CT_CON && t->con && t->con->sort == TC_DATA && t->con->ncons == 1 &&
          t->con->cons[0]->arity == 0;

@@ -334,7 +334,7 @@ static CoreExpr *float_rhs(CoreExpr *r, ExprVec *floats) {
   CoreExpr *x = r;
   int mark = floats->len;
   while (x->kind == CE_LET) {
-    if (!x->rec && core_type_unlifted(x->binds[0].var->type)) break;
+    if (!x->rec && opt_type_unlifted_under_foralls(x->binds[0].var->type)) break;
     LZ_PUSH(*floats, x);
     x = x->body;
   }
@@ -361,6 +361,13 @@ static CoreExpr *simpl_let(Opt *O, CoreExpr *e) {
     CoreExpr *c = opt_mk_case_default(e->binds[0].rhs, x, core_expr_type(e->body), e->body);
     c->span = e->span;
     return simpl(O, c);
+  }
+  if (opt_type_unlifted_under_foralls(x->type)) {
+    /* a generalised strict binding: evaluated here, so it stays here */
+    CoreExpr *r = simpl(O, e->binds[0].rhs);
+    CoreExpr *res = opt_mk_let(x, r, simpl(O, e->body));
+    res->span = e->span;
+    return res;
   }
   if (xi->occ == 0) {
     O->st.dead_let++, O->ticks++;
