@@ -35,7 +35,7 @@ LLVMValueRef cg_closure_code(Cg *cg, StgRhs *rhs) {
   else
     vi->info = cg_info_table(cg, lz_fmt("%s_info", label), vi->code, LZ_THUNK, 0, 0,
                              top ? 1 : 1 + rhs->nfvs, label);
-  CgJob j = {JOB_CLOSURE, rhs, NULL, top ? cg_var_label(rhs->var) : cg->top};
+  CgJob j = {JOB_CLOSURE, rhs, NULL, top ? cg_var_label(rhs->var) : cg->top, 0};
   LZ_PUSH(cg->jobs, j);
   return vi->code;
 }
@@ -70,11 +70,9 @@ void cg_closure_body(Cg *cg, StgRhs *rhs) {
   } else {
     for (int i = 0; i < rhs->nfvs; i++)
       cg_bind(f, rhs->fvs[i], cg_from_word(f, cg_load(f, r1, 8 * (2 + i)), rhs->fvs[i]->rep));
-    /* eager blackholing, then the update frame */
-    LLVMValueRef idx = cg_word(cg, offsetof(LzCap, tso));
-    LLVMValueRef tso_p = LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, f->cap, &idx, 1, "");
-    tso_p = LLVMBuildBitCast(cg->b, tso_p, cg->t_wordp, "");
-    cg_store(f, r1, 8, LLVMBuildLoad2(cg->b, cg->t_word, tso_p, "tso"));
+    /* eager blackholing (the spare word keeps the thunk's own info table, from which the
+     * update learns its size to clear the free variables), then the update frame */
+    cg_store(f, r1, 8, cg_const_ptr_word(cg, vi->info, 0));
     cg_store(f, r1, 0, cg_const_ptr_word(cg, cg->rt_blackhole_info, 0));
     LLVMValueRef frame[2] = {cg_const_ptr_word(cg, cg->rt_update_frame_info, 0), r1};
     cg_push(f, frame, 2);
@@ -85,7 +83,11 @@ void cg_closure_body(Cg *cg, StgRhs *rhs) {
 
 /* ---- allocation ------------------------------------------------------------------------------ */
 
+static int ap_thunk_arity(const StgRhs *rhs);
+
 static int closure_words(StgRhs *rhs) {
+  int ap = ap_thunk_arity(rhs);
+  if (ap) return 3 + ap;
   switch (rhs->kind) {
   case STG_CON: return 1 + rhs->nargs;
   case STG_FUN: return 1 + rhs->nfvs;
@@ -105,6 +107,47 @@ LLVMValueRef cg_build_con(CgFn *f, CoreDataCon *c, StgAtom *args, int nargs) {
   for (int i = 0; i < nargs; i++) cg_store(f, p, 8 * (1 + i), vals[i]);
   cg_count_alloc(f, LZ_GRANULE_BYTES * LZ_WORDS_TO_GRANULES(1 + nargs));
   return LLVMBuildOr(cg->b, p, cg_word(cg, tag), "con");
+}
+
+/* ---- application thunks -------------------------------------------------------------------
+ * A thunk whose body is just a call `f a1..aN` (N <= 3) is laid out as
+ * {info_apN, spare, f, a1..aN} and shares one entry per N, which blackholes it, pushes the
+ * update frame and tails-calls lz_apply_N(f, a1..aN) (an exact call of a known function
+ * takes that function's fast path). Such thunks are a third to a half of all thunks, and
+ * one entry function each would be most of the code LLVM has to compile. */
+
+static int ap_thunk_arity(const StgRhs *rhs) {
+  if (rhs->kind != STG_THUNK || rhs->lne || rhs->var->global || !rhs->body) return 0;
+  const StgExpr *b = rhs->body;
+  if (b->kind != SE_APP || b->call == STG_CALL_JUMP || b->fn->lne || b->nargs < 1 || b->nargs > 3)
+    return 0;
+  return b->nargs;
+}
+
+static LLVMValueRef ap_thunk_info(Cg *cg, int n) {
+  if (!cg->ap_thunk_info[n]) {
+    cg->ap_thunk_code[n] = cg_new_code_fn(cg, lz_fmt("lz_cg_ap%d_thunk", n));
+    cg->ap_thunk_info[n] = cg_info_table(cg, lz_fmt("lz_cg_ap%d_thunk_info", n), cg->ap_thunk_code[n],
+                                         LZ_THUNK, 0, 0, 2 + n, "apply thunk");
+  }
+  return cg->ap_thunk_info[n];
+}
+
+void cg_ap_thunk_bodies(Cg *cg) {
+  for (int n = 1; n <= 3; n++) {
+    if (!cg->ap_thunk_code[n]) continue;
+    CgFn fb, *f = &fb;
+    cg_fn_begin(cg, f, cg->ap_thunk_code[n], false);
+    LLVMValueRef t = cg_param(f, 2);
+    LLVMValueRef fn = cg_load(f, t, 16), a[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < n; i++) a[i] = cg_load(f, t, 8 * (3 + i));
+    cg_store(f, t, 8, cg_const_ptr_word(cg, cg->ap_thunk_info[n], 0));
+    cg_store(f, t, 0, cg_const_ptr_word(cg, cg->rt_blackhole_info, 0));
+    LLVMValueRef frame[2] = {cg_const_ptr_word(cg, cg->rt_update_frame_info, 0), t};
+    cg_push(f, frame, 2);
+    cg_tail_call(f, cg->rt_apply[n], fn, a[0], a[1], a[2]);
+    cg_fn_finish(f);
+  }
 }
 
 /* let (rec) of closures: allocate them all, bind the (tagged) pointers, then fill them, so
@@ -137,6 +180,14 @@ static void let_closures(CgFn *f, StgExpr *e) {
     if (rhs->kind == STG_CON) {
       cg_store(f, addr[i], 0, cg_const_ptr_word(cg, cg_con_info(cg, rhs->con), 0));
       for (int j = 0; j < rhs->nargs; j++) cg_store(f, addr[i], 8 * (1 + j), cg_atom(f, &rhs->args[j]));
+      continue;
+    }
+    int ap = ap_thunk_arity(rhs);
+    if (ap) {
+      cg_store(f, addr[i], 0, cg_const_ptr_word(cg, ap_thunk_info(cg, ap), 0));
+      cg_store(f, addr[i], 8, cg_word(cg, 0));
+      cg_store(f, addr[i], 16, cg_lookup(f, rhs->body->fn));
+      for (int j = 0; j < ap; j++) cg_store(f, addr[i], 8 * (3 + j), cg_atom(f, &rhs->body->args[j]));
       continue;
     }
     cg_closure_code(cg, rhs);
@@ -195,6 +246,63 @@ static void known_call(CgFn *f, StgVar *fnv, StgAtom *args, int nargs) {
   cg_tail_call(f, cg_closure_code(cg, rhs), cg_lookup(f, fnv), r[0], r[1], r[2]);
 }
 
+/* ---- partial applications of known functions ------------------------------------------------
+ * `f a1..am` with m < arity n of a known f builds a function closure of arity n - m holding
+ * the m arguments (and f's closure when f is local), whose code calls f's code with all n
+ * arguments: a later call of it is an exact call (lz_apply_N's fast path), not the
+ * runtime's PAP path. One such code per (f, m). */
+
+static LLVMValueRef pap_info(Cg *cg, StgRhs *rhs, int m) {
+  CgVarInfo *vi = &cg->vars[rhs->var->id];
+  if (!vi->pap_info) {
+    vi->pap_info = LZ_NEW_ARRAY(LLVMValueRef, rhs->arity);
+    vi->pap_code = LZ_NEW_ARRAY(LLVMValueRef, rhs->arity);
+  }
+  if (vi->pap_info[m]) return vi->pap_info[m];
+  bool local = !rhs->var->global;
+  const char *label = cg_var_label(rhs->var);
+  if (local && cg->top) label = lz_fmt("%s.%s", cg->top, label);
+  vi->pap_code[m] = cg_new_code_fn(cg, lz_fmt("%s_pap%d", label, m));
+  vi->pap_info[m] = cg_info_table(cg, lz_fmt("%s_pap%d_info", label, m), vi->pap_code[m], LZ_FUN,
+                                  rhs->arity - m, 0, m + (local ? 1 : 0), label);
+  CgJob j = {JOB_PAP, rhs, NULL, cg->top, m};
+  LZ_PUSH(cg->jobs, j);
+  return vi->pap_info[m];
+}
+
+void cg_pap_body(Cg *cg, StgRhs *rhs, int m) {
+  CgFn fb, *f = &fb;
+  CgVarInfo *vi = &cg->vars[rhs->var->id];
+  cg_fn_begin(cg, f, vi->pap_code[m], false);
+  int n = rhs->arity, k = n - m;
+  bool local = !rhs->var->global;
+  LLVMValueRef self = cg_untag(f, cg_param(f, 2));
+  LLVMValueRef *all = LZ_NEW_ARRAY(LLVMValueRef, n);
+  for (int i = 0; i < k; i++)
+    all[m + i] = i < 3 ? cg_param(f, 3 + i) : LLVMBuildLoad2(cg->b, cg->t_word, cg_sp_slot(f, i - 3), "");
+  if (k > 3) f->sp = cg_sp_slot(f, k - 3);
+  int base = local ? 2 : 1;
+  LLVMValueRef fnclo = local ? cg_load(f, self, 8) : cg_const_ptr_word(cg, vi->closure, vi->tag);
+  for (int i = 0; i < m; i++) all[i] = cg_load(f, self, 8 * (base + i));
+  if (n > 3) cg_push(f, all + 3, n - 3);
+  cg_tail_call(f, cg_closure_code(cg, rhs), fnclo, all[0], n > 1 ? all[1] : NULL, n > 2 ? all[2] : NULL);
+  cg_fn_finish(f);
+}
+
+static LLVMValueRef partial_app(CgFn *f, StgVar *fnv, StgAtom *args, int m) {
+  Cg *cg = f->cg;
+  bool local = !fnv->global;
+  LLVMValueRef info = pap_info(cg, fnv->rhs, m);
+  int words = 1 + (local ? 1 : 0) + m;
+  LLVMValueRef p = cg_alloc(f, words);
+  cg_store(f, p, 0, cg_const_ptr_word(cg, info, 0));
+  int base = 1;
+  if (local) cg_store(f, p, 8 * base++, cg_lookup(f, fnv));
+  for (int i = 0; i < m; i++) cg_store(f, p, 8 * (base + i), cg_atom(f, &args[i]));
+  cg_count_alloc(f, LZ_GRANULE_BYTES * LZ_WORDS_TO_GRANULES(words));
+  return LLVMBuildOr(cg->b, p, cg_word(cg, 1), "pap");
+}
+
 /* A jump to a let-no-escape binding: its block in this function (made now if needed),
  * with the arguments (and sp) as phi operands. */
 static void jump(CgFn *f, StgVar *j, StgAtom *args, int nargs) {
@@ -250,6 +358,10 @@ static void app(CgFn *f, StgExpr *e, LLVMValueRef ret) {
   if (e->call == STG_CALL_KNOWN && fn->rhs && fn->rhs->kind == STG_FUN && !fn->lne &&
       e->nargs >= fn->rhs->arity) {
     known_call(f, fn, e->args, e->nargs);
+    return;
+  }
+  if (e->call == STG_CALL_KNOWN && fn->rhs && fn->rhs->kind == STG_FUN && !fn->lne && e->nargs > 0) {
+    cg_return(f, partial_app(f, fn, e->args, e->nargs), ret);
     return;
   }
   if (e->nargs == 0) { /* not expected: a plain evaluation */

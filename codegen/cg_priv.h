@@ -55,6 +55,7 @@ typedef struct CgVarInfo {
   int tag;              /* pointer tag of a reference to the closure (0 for thunks) */
   bool reachable;       /* top level: needed by main */
   bool whnf;            /* always bound to a tagged value (case binders, constructors) */
+  LLVMValueRef *pap_code, *pap_info; /* FUN: partial applications to m args, by m */
   /* let-no-escape bindings */
   LLVMValueRef lne_ret; /* the sequel of the let */
   /* per LLVM function (valid when the stamp equals the function's) */
@@ -72,12 +73,13 @@ typedef struct CgUndo {
   int stamp;
 } CgUndo;
 
-typedef enum { JOB_CLOSURE, JOB_CONT } CgJobKind;
+typedef enum { JOB_CLOSURE, JOB_CONT, JOB_PAP } CgJobKind;
 typedef struct CgJob {
   CgJobKind kind;
   StgRhs *rhs;
   CgCont *cont;
   const char *top; /* label of the top-level binding the code belongs to (for names) */
+  int m;           /* JOB_PAP: number of arguments captured */
 } CgJob;
 
 /* ---- the generator ---------------------------------------------------------------------- */
@@ -98,6 +100,7 @@ typedef struct Cg {
   LLVMValueRef rt_update_frame_info, rt_blackhole_info, rt_ap_frame_info[4], rt_pap_info;
   LLVMValueRef rt_integer_small_info, rt_ind_info;
   LLVMValueRef prim_fns[PRIMOP_COUNT];
+  LLVMValueRef ap_thunk_code[4], ap_thunk_info[4]; /* shared entries of `f a1..aN` thunks */
   LLVMValueRef intrinsics[8];
   /* tables */
   CgVarInfo *vars;
@@ -187,6 +190,8 @@ LLVMValueRef cg_ptr_tag(CgFn *f, LLVMValueRef p);
  * continuation is `ret` when statically known (NULL: read it from sp[0]). */
 void cg_expr(CgFn *f, StgExpr *e, LLVMValueRef ret);
 void cg_closure_body(Cg *cg, StgRhs *rhs);      /* fill the entry function of a closure */
+void cg_pap_body(Cg *cg, StgRhs *rhs, int m);   /* code of a partial application (JOB_PAP) */
+void cg_ap_thunk_bodies(Cg *cg);                /* the shared thunk entries used */
 LLVMValueRef cg_closure_code(Cg *cg, StgRhs *rhs); /* its entry function (made on demand) */
 /* Allocate a constructor (or use the static closure of a nullary one): tagged pointer. */
 LLVMValueRef cg_build_con(CgFn *f, CoreDataCon *c, StgAtom *args, int nargs);

@@ -163,6 +163,7 @@ static void run_jobs(Cg *cg) {
     CgJob j = cg->jobs.data[i];
     cg->top = j.top;
     if (j.kind == JOB_CLOSURE) cg_closure_body(cg, j.rhs);
+    else if (j.kind == JOB_PAP) cg_pap_body(cg, j.rhs, j.m);
     else cg_cont_body(cg, j.cont);
   }
 }
@@ -197,7 +198,8 @@ CgModule *cg_generate(const StgProgram *p, const CgOptions *o) {
     if (cg->vars[b->var->id].reachable) define_static(cg, b);
   }
   if (cg->nerrors == 0) run_jobs(cg);
-  LLVMDisposeBuilder(cg->b);
+  if (cg->nerrors == 0) cg_ap_thunk_bodies(cg);
+  if (cg->b) LLVMDisposeBuilder(cg->b);
   cg->b = NULL;
   CgModule *m = LZ_NEW(CgModule);
   m->cg = cg;

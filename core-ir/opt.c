@@ -24,12 +24,12 @@
 
 /* ---- global index ------------------------------------------------------------------------ */
 
-void opt_index_globals(Opt *O) {
+void core_opt_index_globals(Opt *O) {
   CoreProgram *p = O->p;
   for (int g = 0; g < p->groups.len; g++) {
     CoreBindGroup *grp = &p->groups.data[g];
     for (int i = 0; i < grp->nbinds; i++) {
-      OptVarInfo *vi = opt_vvi(O, grp->binds[i].var);
+      OptVarInfo *vi = core_opt_vvi(O, grp->binds[i].var);
       vi->gbind = &grp->binds[i];
       vi->group = g;
       vi->flags &= ~(unsigned)(VI_GLOBAL_REC | VI_LOOP);
@@ -41,7 +41,7 @@ void opt_index_globals(Opt *O) {
   }
 }
 
-CoreVar *opt_new_global(Opt *O, const char *name, Sym module, CoreType *t) {
+CoreVar *core_opt_new_global(Opt *O, const char *name, Sym module, CoreType *t) {
   CoreVar *v = core_var_new(lz_sym(name), t, (LzSpan){0});
   v->global = true;
   v->module = module;
@@ -100,23 +100,23 @@ static void globals_of(Opt *O, const CoreExpr *e, GlobalFn fn, void *ctx) {
 typedef LZ_VEC(CoreVar *) VarVec;
 
 static void reach_one(Opt *O, CoreVar *v, void *ctx) {
-  OptVarInfo *vi = opt_vvi(O, v);
+  OptVarInfo *vi = core_opt_vvi(O, v);
   if (vi->mark) return;
   vi->mark = 1;
   LZ_PUSH(*(VarVec *)ctx, v);
 }
 
-void opt_drop_dead_globals(Opt *O) {
+void core_opt_drop_dead_globals(Opt *O) {
   CoreProgram *p = O->p;
   if (!p->main) return;
-  opt_index_globals(O);
+  core_opt_index_globals(O);
   for (int g = 0; g < p->groups.len; g++)
-    for (int i = 0; i < p->groups.data[g].nbinds; i++) opt_vvi(O, p->groups.data[g].binds[i].var)->mark = 0;
+    for (int i = 0; i < p->groups.data[g].nbinds; i++) core_opt_vvi(O, p->groups.data[g].binds[i].var)->mark = 0;
   VarVec work = {0};
   reach_one(O, p->main, &work);
   while (work.len) {
     CoreVar *v = work.data[--work.len];
-    OptVarInfo *vi = opt_vvi(O, v);
+    OptVarInfo *vi = core_opt_vvi(O, v);
     if (vi->gbind) globals_of(O, vi->gbind->rhs, reach_one, &work);
   }
   int out = 0;
@@ -124,18 +124,18 @@ void opt_drop_dead_globals(Opt *O) {
     CoreBindGroup grp = p->groups.data[g];
     int n = 0;
     for (int i = 0; i < grp.nbinds; i++) {
-      if (opt_vvi(O, grp.binds[i].var)->mark) {
+      if (core_opt_vvi(O, grp.binds[i].var)->mark) {
         grp.binds[n++] = grp.binds[i];
       } else {
         O->st.dead_global++;
-        opt_vvi(O, grp.binds[i].var)->gbind = NULL;
+        core_opt_vvi(O, grp.binds[i].var)->gbind = NULL;
       }
     }
     grp.nbinds = n;
     if (n > 0) p->groups.data[out++] = grp;
   }
   p->groups.len = out;
-  opt_index_globals(O);
+  core_opt_index_globals(O);
 }
 
 /* ---- regrouping (Tarjan) ------------------------------------------------------------------------- */
@@ -151,7 +151,7 @@ typedef struct Tarjan {
   /* the node's successors, collected per visit */
 } Tarjan;
 
-static int node_of(Opt *O, CoreVar *v) { return opt_vvi(O, v)->mark - 1; }
+static int node_of(Opt *O, CoreVar *v) { return core_opt_vvi(O, v)->mark - 1; }
 
 typedef struct Succ {
   LZ_VEC(int) s;
@@ -201,7 +201,7 @@ static void strong(Tarjan *T, int v) {
   LZ_PUSH(T->out, g);
 }
 
-void opt_regroup(Opt *O) {
+void core_opt_regroup(Opt *O) {
   CoreProgram *p = O->p;
   Tarjan T = {0};
   T.O = O;
@@ -215,16 +215,16 @@ void opt_regroup(Opt *O) {
   for (int g = 0; g < p->groups.len; g++)
     for (int i = 0; i < p->groups.data[g].nbinds; i++) {
       T.binds[k] = &p->groups.data[g].binds[i];
-      opt_vvi(O, T.binds[k]->var)->mark = k + 1;
+      core_opt_vvi(O, T.binds[k]->var)->mark = k + 1;
       k++;
     }
   for (int v = 0; v < T.n; v++)
     if (!T.index[v]) strong(&T, v);
-  for (int v = 0; v < T.n; v++) opt_vvi(O, T.binds[v]->var)->mark = 0;
+  for (int v = 0; v < T.n; v++) core_opt_vvi(O, T.binds[v]->var)->mark = 0;
   p->groups.data = T.out.data;
   p->groups.len = T.out.len;
   p->groups.cap = T.out.cap;
-  opt_index_globals(O);
+  core_opt_index_globals(O);
 }
 
 /* ---- floating to the top level ----------------------------------------------------------------- */
@@ -242,7 +242,7 @@ static CoreExpr *spine_head(CoreExpr *e, int *nval, bool *trivial_args) {
   while (e->kind == CE_APP || e->kind == CE_TYAPP) {
     if (e->kind == CE_APP) {
       (*nval)++;
-      if (!opt_is_trivial(e->arg)) *trivial_args = false;
+      if (!core_opt_is_trivial(e->arg)) *trivial_args = false;
     }
     e = e->fn;
   }
@@ -255,16 +255,16 @@ static CoreExpr *eta_expand(Opt *O, CoreExpr *rhs) {
   bool triv;
   CoreExpr *h = spine_head(rhs, &nval, &triv);
   if (h->kind != CE_VAR || !h->var->global || !triv) return rhs;
-  OptVarInfo *hi = opt_vvi(O, h->var);
+  OptVarInfo *hi = core_opt_vvi(O, h->var);
   if (!hi->gbind) return rhs;
-  int arity = opt_lam_arity(hi->gbind->rhs);
+  int arity = core_opt_lam_arity(hi->gbind->rhs);
   int need = arity - nval;
   if (need <= 0 || need > 16) return rhs;
   CoreType *t = core_expr_type(rhs);
   CoreVar *ps[16];
   for (int i = 0; i < need; i++) {
     if (!t || t->kind != CT_FUN) return rhs;
-    ps[i] = opt_fresh_var("eta", t->arg);
+    ps[i] = core_opt_fresh_var("eta", t->arg);
     t = t->res;
   }
   CoreExpr *body = rhs;
@@ -273,15 +273,15 @@ static CoreExpr *eta_expand(Opt *O, CoreExpr *rhs) {
   return body;
 }
 
-void opt_float_top(Opt *O) {
+void core_opt_float_top(Opt *O) {
   CoreProgram *p = O->p;
   int ngroups = p->groups.len;
-  opt_index_globals(O);
+  core_opt_index_globals(O);
   for (int g = 0; g < ngroups; g++) {
     for (int i = 0; i < p->groups.data[g].nbinds; i++) {
       CoreBind *b = &p->groups.data[g].binds[i];
       CoreVar *x = b->var;
-      if (opt_vvi(O, x)->flags & VI_NOINLINE) continue;
+      if (core_opt_vvi(O, x)->flags & VI_NOINLINE) continue;
       /* let rec { d = rhs } in d  ==>  x = rhs[d := x] */
       CoreExpr *r = b->rhs;
       if (r->kind == CE_LET && r->rec && r->nbinds == 1 && r->body->kind == CE_VAR &&
@@ -289,12 +289,12 @@ void opt_float_top(Opt *O) {
           core_type_equal(r->binds[0].var->type, x->type)) {
         CoreVar *d = r->binds[0].var;
         CoreExpr *xv = core_var(x);
-        b->rhs = opt_clone(O, r->binds[0].rhs, 0, NULL, NULL, 1, &d, &xv);
+        b->rhs = core_opt_clone(O, r->binds[0].rhs, 0, NULL, NULL, 1, &d, &xv);
         O->st.let_float++;
         r = b->rhs;
       }
       /* x = let y = a in b  ==>  y = a; x = b (lifted lets only; never out of an scc) */
-      while (r->kind == CE_LET && !(!r->rec && opt_type_unlifted_under_foralls(r->binds[0].var->type))) {
+      while (r->kind == CE_LET && !(!r->rec && core_opt_type_unlifted_under_foralls(r->binds[0].var->type))) {
         for (int k = 0; k < r->nbinds; k++) {
           globalise(r->binds[k].var, x);
           add_group(p, true, r->binds[k].var, r->binds[k].rhs);
@@ -309,7 +309,7 @@ void opt_float_top(Opt *O) {
         CoreExpr *nc = NULL;
         for (int k = 0; k < r->nargs; k++) {
           CoreExpr *a = r->args[k];
-          if (opt_is_trivial(a)) continue;
+          if (core_opt_is_trivial(a)) continue;
           CoreType *at = core_expr_type(a);
           if (!at || core_type_unlifted(at)) continue;
           if (!nc) {
@@ -318,7 +318,7 @@ void opt_float_top(Opt *O) {
             nc->args = LZ_NEW_ARRAY(CoreExpr *, r->nargs);
             memcpy(nc->args, r->args, sizeof(CoreExpr *) * (size_t)r->nargs);
           }
-          CoreVar *v = opt_new_global(O, lz_fmt("%s$%d", x->name, k), x->module, at);
+          CoreVar *v = core_opt_new_global(O, lz_fmt("%s$%d", x->name, k), x->module, at);
           add_group(p, true, v, a);
           nc->args[k] = core_var(v);
           O->st.let_float++;
@@ -330,12 +330,12 @@ void opt_float_top(Opt *O) {
       }
     }
   }
-  opt_index_globals(O);
+  core_opt_index_globals(O);
   /* eta-expansion needs the arities of the (new) globals */
   for (int g = 0; g < p->groups.len; g++)
     for (int i = 0; i < p->groups.data[g].nbinds; i++) {
       CoreBind *b = &p->groups.data[g].binds[i];
-      if (opt_vvi(O, b->var)->flags & VI_NOINLINE) continue;
+      if (core_opt_vvi(O, b->var)->flags & VI_NOINLINE) continue;
       if (b->rhs->kind == CE_APP || b->rhs->kind == CE_TYAPP) b->rhs = eta_expand(O, b->rhs);
     }
 }
@@ -398,7 +398,7 @@ static void mark_deep(Opt *O) {
   for (int g = 0; g < p->groups.len; g++)
     for (int i = 0; i < p->groups.data[g].nbinds; i++) {
       CoreBind *b = &p->groups.data[g].binds[i];
-      if (depth_of(b->rhs, 0, CORE_MAX_DEPTH / 2) > CORE_MAX_DEPTH / 2) opt_vvi(O, b->var)->flags |= VI_NOINLINE;
+      if (depth_of(b->rhs, 0, CORE_MAX_DEPTH / 2) > CORE_MAX_DEPTH / 2) core_opt_vvi(O, b->var)->flags |= VI_NOINLINE;
     }
 }
 
@@ -420,11 +420,11 @@ static bool simplify_to_fixpoint(Opt *O, int max_iter, const char *what) {
       fprintf(stderr, "==== before %s iteration %d\n", what, it);
       core_print_program(stderr, O->p);
     }
-    int ticks = opt_simplify_program(O);
+    int ticks = core_opt_simplify_program(O);
     if (!lint_after(O, what)) return false;
-    opt_drop_dead_globals(O);
-    opt_float_top(O);
-    opt_regroup(O);
+    core_opt_drop_dead_globals(O);
+    core_opt_float_top(O);
+    core_opt_regroup(O);
     if (!lint_after(O, lz_fmt("%s (regrouping)", what))) return false;
     if (ticks == 0) break;
   }
@@ -487,23 +487,23 @@ CoreProgram *core_optimise(CoreProgram *p, int level, bool lint_between_passes) 
   O.p = p;
   O.level = level;
   O.lint = lint_between_passes;
-  opt_vi(&O, core_fresh_uniq());
+  core_opt_vi(&O, core_fresh_uniq());
   mark_deep(&O);
-  opt_drop_dead_globals(&O);
-  opt_float_top(&O);
-  opt_regroup(&O);
+  core_opt_drop_dead_globals(&O);
+  core_opt_float_top(&O);
+  core_opt_regroup(&O);
   before_counts = count_program(p);
   if (!lint_after(&O, "top-level floating")) goto out;
   int iters = level >= 2 ? 8 : 4;
   if (!simplify_to_fixpoint(&O, iters, "simplifier")) goto out;
   for (int round = 0; round < 4; round++) {
-    if (opt_specialise(&O) == 0) break;
-    opt_regroup(&O);
+    if (core_opt_specialise(&O) == 0) break;
+    core_opt_regroup(&O);
     if (!lint_after(&O, "specialisation")) goto out;
     if (!simplify_to_fixpoint(&O, iters, "simplifier after specialisation")) goto out;
   }
-  if (opt_worker_wrapper(&O) > 0) {
-    opt_regroup(&O);
+  if (core_opt_worker_wrapper(&O) > 0) {
+    core_opt_regroup(&O);
     if (!lint_after(&O, "worker/wrapper")) goto out;
     if (!simplify_to_fixpoint(&O, iters, "simplifier after worker/wrapper")) goto out;
   }

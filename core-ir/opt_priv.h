@@ -8,7 +8,7 @@
  * variable lives in one table indexed by its unique (uniques are small dense integers
  * handed out by core_fresh_uniq). Binders are never renamed in place: an expression that
  * is duplicated (inlined, or copied into several case branches) is first *cloned* with
- * fresh binders (opt_clone), so the program always keeps unique binders.
+ * fresh binders (core_opt_clone), so the program always keeps unique binders.
  */
 #ifndef LZ_OPT_PRIV_H
 #define LZ_OPT_PRIV_H
@@ -61,7 +61,7 @@ typedef struct Opt {
   CoreProgram *p;
   int level;
   bool lint;
-  OptVarInfo **vi_chunks; /* see opt_vi */
+  OptVarInfo **vi_chunks; /* see core_opt_vi */
   int vi_nchunks;
   int vi_cap;             /* one more than the largest unique seen */
   OptStats st;
@@ -76,76 +76,74 @@ typedef struct Opt {
 } Opt;
 
 enum { OPT_VI_CHUNK_BITS = 12 };
-OptVarInfo *opt_vi(Opt *O, int uniq); /* stable pointer */
-static inline OptVarInfo *opt_vvi(Opt *O, const CoreVar *v) { return opt_vi(O, v->uniq); }
+OptVarInfo *core_opt_vi(Opt *O, int uniq); /* stable pointer */
+static inline OptVarInfo *core_opt_vvi(Opt *O, const CoreVar *v) { return core_opt_vi(O, v->uniq); }
 
 /* ---- utilities (opt_util.c) ------------------------------------------------------------ */
 
-CoreExpr *opt_mk_var(CoreVar *v);
-CoreExpr *opt_mk_let(CoreVar *v, CoreExpr *rhs, CoreExpr *body);
-CoreExpr *opt_mk_case(CoreExpr *scrut, CoreVar *b, CoreType *res, int nalts, CoreAlt *alts);
+CoreExpr *core_opt_mk_let(CoreVar *v, CoreExpr *rhs, CoreExpr *body);
+CoreExpr *core_opt_mk_case(CoreExpr *scrut, CoreVar *b, CoreType *res, int nalts, CoreAlt *alts);
 /* case scrut of b { DEFAULT -> body } */
-CoreExpr *opt_mk_case_default(CoreExpr *scrut, CoreVar *b, CoreType *res, CoreExpr *body);
-CoreVar *opt_fresh_var(const char *name, CoreType *t);
+CoreExpr *core_opt_mk_case_default(CoreExpr *scrut, CoreVar *b, CoreType *res, CoreExpr *body);
+CoreVar *core_opt_fresh_var(const char *name, CoreType *t);
 /* Rebuild an application spine head @t1 a1 ... from arrays (types in tys[i] when
  * args[i] is NULL). */
-CoreExpr *opt_mk_apps(CoreExpr *head, int n, CoreExpr **args, CoreType **tys);
+CoreExpr *core_opt_mk_apps(CoreExpr *head, int n, CoreExpr **args, CoreType **tys);
 
 /* Deep copy of e with fresh binders (value and type), substituting types for the type
  * variables tvs[0..n) and the expressions vsub[i] for the variables vars[i] (may be
  * NULL/0). Occurrence information of the fresh binders is recomputed. */
-CoreExpr *opt_clone(Opt *O, CoreExpr *e, int ntv, CoreTyVar **tvs, CoreType **tys, int nv,
+CoreExpr *core_opt_clone(Opt *O, CoreExpr *e, int ntv, CoreTyVar **tvs, CoreType **tys, int nv,
                     CoreVar **vars, CoreExpr **vsub);
 
 /* Number of nodes, counting at most up to limit (returns > limit when bigger). */
-int opt_size(const CoreExpr *e, int limit);
+int core_opt_size(const CoreExpr *e, int limit);
 /* Occurrence analysis of e: resets and fills occ/self_occ/VI_IN_LAM/VI_IN_SCC for the
  * binders of e, and adds to the counts of e's free variables. */
-void opt_occ_expr(Opt *O, CoreExpr *e);
-void opt_occ_program(Opt *O);
+void core_opt_occ_expr(Opt *O, CoreExpr *e);
+void core_opt_occ_program(Opt *O);
 /* Does variable uniq occur (free) in e? */
-bool opt_mentions(const CoreExpr *e, int uniq);
+bool core_opt_mentions(const CoreExpr *e, int uniq);
 
-bool opt_is_trivial(const CoreExpr *e);   /* var, literal (not string), tyapp/cast of one */
-bool opt_is_value(const CoreExpr *e);     /* lambda, constructor, literal (under casts) */
-bool opt_is_lambda(const CoreExpr *e);    /* (type) lambda, under casts */
+bool core_opt_is_trivial(const CoreExpr *e);   /* var, literal (not string), tyapp/cast of one */
+bool core_opt_is_value(const CoreExpr *e);     /* lambda, constructor, literal (under casts) */
+bool core_opt_is_lambda(const CoreExpr *e);    /* (type) lambda, under casts */
 /* Pure, cannot fail, cheap: may be evaluated speculatively or dropped. */
-bool opt_ok_for_spec(const CoreExpr *e);
+bool core_opt_ok_for_spec(const CoreExpr *e);
 /* Evaluates to WHNF for sure (given the variables flagged VI_EVALUATED). */
-bool opt_is_evaluated(Opt *O, const CoreExpr *e);
+bool core_opt_is_evaluated(Opt *O, const CoreExpr *e);
 /* Value parameters of a (type) lambda chain; *body gets what is under them. */
-int opt_lam_arity(const CoreExpr *e);
-bool opt_type_is_unit_like(const CoreType *t);
+int core_opt_lam_arity(const CoreExpr *e);
 /* Unlifted, possibly under foralls (the front end may generalise a strict binding):
  * such a binding is evaluated where it stands and never moved. */
-bool opt_type_unlifted_under_foralls(const CoreType *t);
+bool core_opt_type_unlifted_under_foralls(const CoreType *t);
 /* Does the expression certainly diverge (raiseError#, or a saturated call of a function
  * flagged VI_BOTTOM)? */
-bool opt_is_bottom(Opt *O, const CoreExpr *e);
+bool core_opt_is_bottom(Opt *O, const CoreExpr *e);
 
 /* ---- passes ---------------------------------------------------------------------------- */
 
 /* One simplifier iteration over the whole program; returns the number of
  * transformations done. */
-int opt_simplify_program(Opt *O);
-CoreExpr *opt_simplify_expr(Opt *O, CoreExpr *e);
-void opt_set_subst(Opt *O, CoreVar *x, CoreExpr *e); /* x := e (simplified) */
+int core_opt_simplify_program(Opt *O);
+CoreExpr *core_opt_simplify_expr(Opt *O, CoreExpr *e);
+void core_opt_set_subst(Opt *O, CoreVar *x, CoreExpr *e); /* x := e (simplified) */
 /* Constant folding of a primop application whose arguments are simplified; NULL if
  * nothing to do. */
-CoreExpr *opt_fold_primop(Opt *O, CoreExpr *e);
+CoreExpr *core_opt_fold_primop(Opt *O, CoreExpr *e);
 /* Case with a known scrutinee (simplify_case.c). */
 typedef struct Simpl Simpl;
 
 /* Specialisation of overloaded functions at constant dictionaries (opt_spec.c). */
-int opt_specialise(Opt *O);
+int core_opt_specialise(Opt *O);
 /* Strictness analysis and worker/wrapper (strictness.c). */
-int opt_worker_wrapper(Opt *O);
+int core_opt_worker_wrapper(Opt *O);
 /* Top-level housekeeping (opt.c): drop bindings unreachable from main, float lets and
  * dictionaries to the top level, and re-group bindings in dependency order. */
-void opt_drop_dead_globals(Opt *O);
-void opt_regroup(Opt *O);
-void opt_float_top(Opt *O);
-void opt_index_globals(Opt *O);
-CoreVar *opt_new_global(Opt *O, const char *name, Sym module, CoreType *t);
+void core_opt_drop_dead_globals(Opt *O);
+void core_opt_regroup(Opt *O);
+void core_opt_float_top(Opt *O);
+void core_opt_index_globals(Opt *O);
+CoreVar *core_opt_new_global(Opt *O, const char *name, Sym module, CoreType *t);
 
 #endif

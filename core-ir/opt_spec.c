@@ -32,7 +32,7 @@ typedef struct SpecState {
   int made;
 } SpecState;
 
-/* The memo table lives across rounds (core_optimise calls opt_specialise repeatedly). */
+/* The memo table lives across rounds (core_optimise calls core_opt_specialise repeatedly). */
 static SpecState *state_for(Opt *O) {
   if (!O->spec_state) {
     SpecState *st = LZ_NEW(SpecState);
@@ -72,7 +72,7 @@ static bool type_closed(const CoreType *t) {
 static Spec *lookup(SpecState *S, const char *key) {
   for (int i = 0; i < S->specs.len; i++)
     if (strcmp(S->specs.data[i].key, key) == 0) {
-      if (opt_vvi(S->O, S->specs.data[i].var)->gbind) return &S->specs.data[i];
+      if (core_opt_vvi(S->O, S->specs.data[i].var)->gbind) return &S->specs.data[i];
       S->specs.data[i].key = "";
       return NULL;
     }
@@ -129,7 +129,7 @@ static CoreVar *const_dict(SpecState *S, CoreExpr *e, int depth) {
   }
   CoreExpr *app = core_var(h->var);
   for (int i = n - 1; i >= 0; i--) app = args[i] ? core_app(app, args[i]) : core_tyapp(app, tys[i]);
-  CoreVar *v = opt_new_global(S->O, lz_fmt("$d%s", h->var->name), h->var->module, t);
+  CoreVar *v = core_opt_new_global(S->O, lz_fmt("$d%s", h->var->name), h->var->module, t);
   CoreBindGroup g = {0};
   g.rec = true;
   g.nbinds = 1;
@@ -137,7 +137,7 @@ static CoreVar *const_dict(SpecState *S, CoreExpr *e, int depth) {
   g.binds[0].var = v;
   g.binds[0].rhs = app;
   LZ_PUSH(S->O->p->groups, g);
-  opt_vvi(S->O, v)->gbind = g.binds;
+  core_opt_vvi(S->O, v)->gbind = g.binds;
   Spec sp = {key, v};
   LZ_PUSH(S->specs, sp);
   S->made++;
@@ -162,7 +162,7 @@ static CoreExpr *spec_call(SpecState *S, CoreExpr *e) {
   CoreExpr *h = e;
   for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn) n++;
   if (h->kind != CE_VAR || !h->var->global) return NULL;
-  OptVarInfo *hi = opt_vvi(S->O, h->var);
+  OptVarInfo *hi = core_opt_vvi(S->O, h->var);
   if (!hi->gbind || (hi->flags & VI_NOINLINE)) return NULL;
   int ntv, nd;
   if (!overloaded(hi->gbind->rhs, &ntv, &nd) || n < ntv + nd || ntv + nd > MAX_ARGS) return NULL;
@@ -202,10 +202,10 @@ static CoreExpr *spec_call(SpecState *S, CoreExpr *e) {
       dps[k] = body->var;
       dvs[k] = core_var(ds[k]);
     }
-    body = opt_clone(S->O, body, ntv, tvs, tys, nd, dps, dvs);
+    body = core_opt_clone(S->O, body, ntv, tvs, tys, nd, dps, dvs);
     CoreType *t = core_expr_type(body);
     if (!t) return NULL;
-    sv = opt_new_global(S->O, lz_fmt("$s%s", h->var->name), h->var->module, t);
+    sv = core_opt_new_global(S->O, lz_fmt("$s%s", h->var->name), h->var->module, t);
     CoreBindGroup g = {0};
     g.rec = true;
     g.nbinds = 1;
@@ -213,7 +213,7 @@ static CoreExpr *spec_call(SpecState *S, CoreExpr *e) {
     g.binds[0].var = sv;
     g.binds[0].rhs = body;
     LZ_PUSH(S->O->p->groups, g);
-    opt_vvi(S->O, sv)->gbind = g.binds;
+    core_opt_vvi(S->O, sv)->gbind = g.binds;
     Spec nsp = {key, sv};
     LZ_PUSH(S->specs, nsp);
     S->made++;
@@ -267,20 +267,20 @@ static int spec_expr(SpecState *S, CoreExpr **ep, int depth) {
   return n;
 }
 
-int opt_specialise(Opt *O) {
+int core_opt_specialise(Opt *O) {
   SpecState *S = state_for(O);
   CoreProgram *p = O->p;
-  opt_index_globals(O);
+  core_opt_index_globals(O);
   int n = 0;
   int ngroups = p->groups.len; /* new groups are added at the end; they are new copies */
   for (int g = 0; g < ngroups; g++)
     for (int i = 0; i < p->groups.data[g].nbinds; i++) {
       CoreBind *b = &p->groups.data[g].binds[i];
-      if (opt_vvi(O, b->var)->flags & VI_NOINLINE) continue;
+      if (core_opt_vvi(O, b->var)->flags & VI_NOINLINE) continue;
       CoreExpr *rhs = b->rhs;
       n += spec_expr(S, &rhs, 0);
       p->groups.data[g].binds[i].rhs = rhs; /* the array may have moved */
     }
-  opt_index_globals(O);
+  core_opt_index_globals(O);
   return n;
 }

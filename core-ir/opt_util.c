@@ -19,7 +19,7 @@
 
 /* Entries live in chunks that never move, so a pointer to one stays valid while new
  * variables (and chunks) are created. */
-OptVarInfo *opt_vi(Opt *O, int uniq) {
+OptVarInfo *core_opt_vi(Opt *O, int uniq) {
   if (uniq < 0) uniq = 0;
   int c = uniq >> OPT_VI_CHUNK_BITS;
   if (c >= O->vi_nchunks) {
@@ -37,9 +37,7 @@ OptVarInfo *opt_vi(Opt *O, int uniq) {
 
 /* ---- constructors --------------------------------------------------------------------- */
 
-CoreExpr *opt_mk_var(CoreVar *v) { return core_var(v); }
-
-CoreExpr *opt_mk_let(CoreVar *v, CoreExpr *rhs, CoreExpr *body) {
+CoreExpr *core_opt_mk_let(CoreVar *v, CoreExpr *rhs, CoreExpr *body) {
   CoreExpr *e = core_expr_new(CE_LET, body ? body->span : (LzSpan){0});
   e->rec = false;
   e->binds = LZ_NEW(CoreBind);
@@ -50,7 +48,7 @@ CoreExpr *opt_mk_let(CoreVar *v, CoreExpr *rhs, CoreExpr *body) {
   return e;
 }
 
-CoreExpr *opt_mk_case(CoreExpr *scrut, CoreVar *b, CoreType *res, int nalts, CoreAlt *alts) {
+CoreExpr *core_opt_mk_case(CoreExpr *scrut, CoreVar *b, CoreType *res, int nalts, CoreAlt *alts) {
   CoreExpr *e = core_expr_new(CE_CASE, scrut ? scrut->span : (LzSpan){0});
   e->body = scrut;
   e->var = b;
@@ -60,18 +58,18 @@ CoreExpr *opt_mk_case(CoreExpr *scrut, CoreVar *b, CoreType *res, int nalts, Cor
   return e;
 }
 
-CoreExpr *opt_mk_case_default(CoreExpr *scrut, CoreVar *b, CoreType *res, CoreExpr *body) {
+CoreExpr *core_opt_mk_case_default(CoreExpr *scrut, CoreVar *b, CoreType *res, CoreExpr *body) {
   CoreAlt *a = LZ_NEW(CoreAlt);
   a->kind = ALT_DEFAULT;
   a->rhs = body;
-  return opt_mk_case(scrut, b, res, 1, a);
+  return core_opt_mk_case(scrut, b, res, 1, a);
 }
 
-CoreVar *opt_fresh_var(const char *name, CoreType *t) {
+CoreVar *core_opt_fresh_var(const char *name, CoreType *t) {
   return core_var_new(lz_sym(name), t, (LzSpan){0});
 }
 
-CoreExpr *opt_mk_apps(CoreExpr *head, int n, CoreExpr **args, CoreType **tys) {
+CoreExpr *core_opt_mk_apps(CoreExpr *head, int n, CoreExpr **args, CoreType **tys) {
   CoreExpr *e = head;
   for (int i = 0; i < n; i++) e = args[i] ? core_app(e, args[i]) : core_tyapp(e, tys[i]);
   return e;
@@ -92,13 +90,13 @@ static CoreType *cl_type(Clone *c, CoreType *t) {
 
 static CoreVar *cl_binder(Clone *c, CoreVar *v, CoreVar **saved) {
   CoreVar *nv = core_var_new(v->name, cl_type(c, v->type), v->span);
-  OptVarInfo *vi = opt_vvi(c->O, v);
+  OptVarInfo *vi = core_opt_vvi(c->O, v);
   *saved = vi->clone_to;
   vi->clone_to = nv;
   return nv;
 }
 
-static void cl_unbind(Clone *c, CoreVar *v, CoreVar *saved) { opt_vvi(c->O, v)->clone_to = saved; }
+static void cl_unbind(Clone *c, CoreVar *v, CoreVar *saved) { core_opt_vvi(c->O, v)->clone_to = saved; }
 
 static CoreExpr *cl_expr(Clone *c, CoreExpr *e);
 
@@ -113,7 +111,7 @@ static CoreExpr *cl_expr(Clone *c, CoreExpr *e) {
   CoreExpr *n = cl_copy(e);
   switch (e->kind) {
   case CE_VAR: {
-    OptVarInfo *vi = opt_vvi(c->O, e->var);
+    OptVarInfo *vi = core_opt_vvi(c->O, e->var);
     if (vi->clone_to) n->var = vi->clone_to;
     return n;
   }
@@ -199,7 +197,7 @@ static CoreExpr *cl_expr(Clone *c, CoreExpr *e) {
   return n;
 }
 
-CoreExpr *opt_clone(Opt *O, CoreExpr *e, int ntv, CoreTyVar **tvs, CoreType **tys, int nv,
+CoreExpr *core_opt_clone(Opt *O, CoreExpr *e, int ntv, CoreTyVar **tvs, CoreType **tys, int nv,
                     CoreVar **vars, CoreExpr **vsub) {
   Clone c = {0};
   c.O = O;
@@ -211,13 +209,13 @@ CoreExpr *opt_clone(Opt *O, CoreExpr *e, int ntv, CoreTyVar **tvs, CoreType **ty
    * trivial replacements are handled by a let the caller's simplifier removes. */
   CoreVar **saved = nv ? LZ_NEW_ARRAY(CoreVar *, nv) : NULL;
   for (int i = 0; i < nv; i++) {
-    OptVarInfo *vi = opt_vvi(O, vars[i]);
+    OptVarInfo *vi = core_opt_vvi(O, vars[i]);
     saved[i] = vi->clone_to;
     vi->clone_to = vsub[i]->var;
   }
   CoreExpr *r = cl_expr(&c, e);
-  for (int i = nv - 1; i >= 0; i--) opt_vvi(O, vars[i])->clone_to = saved[i];
-  opt_occ_expr(O, r);
+  for (int i = nv - 1; i >= 0; i--) core_opt_vvi(O, vars[i])->clone_to = saved[i];
+  core_opt_occ_expr(O, r);
   return r;
 }
 
@@ -255,7 +253,7 @@ static int size_rec(const CoreExpr *e, int acc, int limit) {
   return acc;
 }
 
-int opt_size(const CoreExpr *e, int limit) { return size_rec(e, 0, limit); }
+int core_opt_size(const CoreExpr *e, int limit) { return size_rec(e, 0, limit); }
 
 /* ---- occurrence analysis ------------------------------------------------------------------------ */
 
@@ -265,7 +263,7 @@ typedef struct Occ {
 } Occ;
 
 static void occ_bind(Occ *c, CoreVar *v) {
-  OptVarInfo *vi = opt_vvi(c->O, v);
+  OptVarInfo *vi = core_opt_vvi(c->O, v);
   vi->occ = 0;
   vi->self_occ = 0;
   vi->flags &= ~(unsigned)(VI_IN_LAM | VI_IN_SCC | VI_LETREC);
@@ -277,7 +275,7 @@ static void occ_expr(Occ *c, CoreExpr *e) {
   while (e) {
     switch (e->kind) {
     case CE_VAR: {
-      OptVarInfo *vi = opt_vvi(c->O, e->var);
+      OptVarInfo *vi = core_opt_vvi(c->O, e->var);
       vi->occ++;
       if (!e->var->global) {
         if (c->lam > vi->lam_depth) vi->flags |= VI_IN_LAM;
@@ -308,7 +306,7 @@ static void occ_expr(Occ *c, CoreExpr *e) {
       if (e->rec) {
         for (int i = 0; i < e->nbinds; i++) {
           occ_bind(c, e->binds[i].var);
-          opt_vvi(c->O, e->binds[i].var)->flags |= VI_LETREC;
+          core_opt_vvi(c->O, e->binds[i].var)->flags |= VI_LETREC;
         }
         /* occurrences in the right-hand sides of a recursive group are "self" ones;
          * a right-hand side may run many times, so treat it as under a lambda */
@@ -316,7 +314,7 @@ static void occ_expr(Occ *c, CoreExpr *e) {
         for (int i = 0; i < e->nbinds; i++) occ_expr(c, e->binds[i].rhs);
         c->lam--;
         for (int i = 0; i < e->nbinds; i++) {
-          OptVarInfo *vi = opt_vvi(c->O, e->binds[i].var);
+          OptVarInfo *vi = core_opt_vvi(c->O, e->binds[i].var);
           vi->self_occ = vi->occ;
         }
       } else {
@@ -343,28 +341,28 @@ static void occ_expr(Occ *c, CoreExpr *e) {
   }
 }
 
-void opt_occ_expr(Opt *O, CoreExpr *e) {
+void core_opt_occ_expr(Opt *O, CoreExpr *e) {
   Occ c = {O, 0, 0};
   occ_expr(&c, e);
 }
 
-void opt_occ_program(Opt *O) {
+void core_opt_occ_program(Opt *O) {
   CoreProgram *p = O->p;
   for (int g = 0; g < p->groups.len; g++)
     for (int i = 0; i < p->groups.data[g].nbinds; i++) {
-      OptVarInfo *vi = opt_vvi(O, p->groups.data[g].binds[i].var);
+      OptVarInfo *vi = core_opt_vvi(O, p->groups.data[g].binds[i].var);
       vi->occ = vi->self_occ = 0;
     }
-  if (p->main) opt_vvi(O, p->main)->occ++; /* the runtime uses main */
+  if (p->main) core_opt_vvi(O, p->main)->occ++; /* the runtime uses main */
   for (int g = 0; g < p->groups.len; g++) {
     CoreBindGroup *grp = &p->groups.data[g];
     for (int i = 0; i < grp->nbinds; i++) {
       int before[64];
       int n = grp->rec && grp->nbinds <= 64 ? grp->nbinds : 0;
-      for (int j = 0; j < n; j++) before[j] = opt_vvi(O, grp->binds[j].var)->occ;
-      opt_occ_expr(O, grp->binds[i].rhs);
+      for (int j = 0; j < n; j++) before[j] = core_opt_vvi(O, grp->binds[j].var)->occ;
+      core_opt_occ_expr(O, grp->binds[i].rhs);
       for (int j = 0; j < n; j++) {
-        OptVarInfo *vj = opt_vvi(O, grp->binds[j].var);
+        OptVarInfo *vj = core_opt_vvi(O, grp->binds[j].var);
         vj->self_occ += vj->occ - before[j];
       }
     }
@@ -405,11 +403,11 @@ static bool mentions_rec(const CoreExpr *e, int u) {
   return false;
 }
 
-bool opt_mentions(const CoreExpr *e, int uniq) { return mentions_rec(e, uniq); }
+bool core_opt_mentions(const CoreExpr *e, int uniq) { return mentions_rec(e, uniq); }
 
 /* ---- predicates ------------------------------------------------------------------------------------ */
 
-bool opt_is_trivial(const CoreExpr *e) {
+bool core_opt_is_trivial(const CoreExpr *e) {
   while (e) {
     switch (e->kind) {
     case CE_VAR: return true;
@@ -424,20 +422,20 @@ bool opt_is_trivial(const CoreExpr *e) {
   return false;
 }
 
-bool opt_is_value(const CoreExpr *e) {
+bool core_opt_is_value(const CoreExpr *e) {
   while (e && (e->kind == CE_CAST || e->kind == CE_TYLAM)) e = e->body;
   return e && (e->kind == CE_LAM || e->kind == CE_CON || e->kind == CE_LIT);
 }
 
-bool opt_is_lambda(const CoreExpr *e) {
+bool core_opt_is_lambda(const CoreExpr *e) {
   while (e && (e->kind == CE_CAST || e->kind == CE_TYLAM)) e = e->body;
   return e && e->kind == CE_LAM;
 }
 
-bool opt_ok_for_spec(const CoreExpr *e) {
+bool core_opt_ok_for_spec(const CoreExpr *e) {
   while (e && e->kind == CE_CAST) e = e->body;
   if (!e) return false;
-  if (opt_is_trivial(e)) return true;
+  if (core_opt_is_trivial(e)) return true;
   if (e->kind == CE_LIT) return true;
   if (e->kind == CE_PRIMOP) {
     if (e->primop < 0 || e->primop >= PRIMOP_COUNT) return false;
@@ -445,14 +443,14 @@ bool opt_ok_for_spec(const CoreExpr *e) {
     if (e->primop == P_ADDR_INDEX_CHAR || e->primop == P_DATA_TO_TAG) return false;
     for (int i = 0; i < e->nargs; i++) {
       const CoreExpr *a = e->args[i];
-      if (!opt_is_trivial(a) && !(a->kind == CE_LIT)) return false;
+      if (!core_opt_is_trivial(a) && !(a->kind == CE_LIT)) return false;
     }
     return true;
   }
   return false;
 }
 
-bool opt_is_evaluated(Opt *O, const CoreExpr *e) {
+bool core_opt_is_evaluated(Opt *O, const CoreExpr *e) {
   for (int guard = 0; e && guard < 1000; guard++) {
     switch (e->kind) {
     case CE_LIT:
@@ -465,9 +463,9 @@ bool opt_is_evaluated(Opt *O, const CoreExpr *e) {
     case CE_TYAPP: e = e->fn; break;
     case CE_VAR: {
       if (core_type_unlifted(e->var->type)) return true;
-      OptVarInfo *vi = opt_vvi(O, e->var);
+      OptVarInfo *vi = core_opt_vvi(O, e->var);
       if (vi->flags & VI_EVALUATED) return true;
-      if (e->var->global && vi->gbind) return opt_is_value(vi->gbind->rhs);
+      if (e->var->global && vi->gbind) return core_opt_is_value(vi->gbind->rhs);
       return false;
     }
     default: return false;
@@ -476,7 +474,7 @@ bool opt_is_evaluated(Opt *O, const CoreExpr *e) {
   return false;
 }
 
-int opt_lam_arity(const CoreExpr *e) {
+int core_opt_lam_arity(const CoreExpr *e) {
   int n = 0;
   while (e && (e->kind == CE_LAM || e->kind == CE_TYLAM || e->kind == CE_CAST)) {
     if (e->kind == CE_LAM) n++;
@@ -485,7 +483,7 @@ int opt_lam_arity(const CoreExpr *e) {
   return n;
 }
 
-bool opt_is_bottom(Opt *O, const CoreExpr *e) {
+bool core_opt_is_bottom(Opt *O, const CoreExpr *e) {
   for (int guard = 0; e && guard < 10000; guard++) {
     switch (e->kind) {
     case CE_PRIMOP: return e->primop == P_RAISE_ERROR;
@@ -493,9 +491,9 @@ bool opt_is_bottom(Opt *O, const CoreExpr *e) {
     case CE_CAST:
     case CE_SCC: e = e->body; break;
     case CE_CASE:
-      if (opt_is_bottom(O, e->body)) return true;
+      if (core_opt_is_bottom(O, e->body)) return true;
       for (int i = 0; i < e->nalts; i++)
-        if (!opt_is_bottom(O, e->alts[i].rhs)) return false;
+        if (!core_opt_is_bottom(O, e->alts[i].rhs)) return false;
       return true;
     case CE_APP:
     case CE_TYAPP: {
@@ -503,11 +501,11 @@ bool opt_is_bottom(Opt *O, const CoreExpr *e) {
       const CoreExpr *h = e;
       for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn) n += h->kind == CE_APP;
       if (h->kind != CE_VAR || !h->var->global) return false;
-      OptVarInfo *vi = opt_vvi(O, h->var);
+      OptVarInfo *vi = core_opt_vvi(O, h->var);
       return (vi->flags & VI_BOTTOM) && n >= vi->arity;
     }
     case CE_VAR: {
-      OptVarInfo *vi = opt_vvi(O, e->var);
+      OptVarInfo *vi = core_opt_vvi(O, e->var);
       return e->var->global && (vi->flags & VI_BOTTOM) && vi->arity == 0;
     }
     default: return false;
@@ -516,12 +514,8 @@ bool opt_is_bottom(Opt *O, const CoreExpr *e) {
   return false;
 }
 
-bool opt_type_unlifted_under_foralls(const CoreType *t) {
+bool core_opt_type_unlifted_under_foralls(const CoreType *t) {
   while (t && t->kind == CT_FORALL) t = t->body;
   return core_type_unlifted(t);
 }
 
-bool opt_type_is_unit_like(const CoreType *t) {
-  return t && t->kind == CT_CON && t->con && t->con->sort == TC_DATA && t->con->ncons == 1 &&
-         t->con->cons[0]->arity == 0;
-}

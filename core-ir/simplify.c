@@ -32,9 +32,9 @@ enum {
   MAX_INLINE_DEPTH = 12,   /* nesting of inlined bodies */
 };
 
-CoreExpr *opt_simpl_case(Opt *O, CoreExpr *e);
-CoreExpr *opt_simpl_rebuild_case(Opt *O, CoreExpr *scrut, CoreExpr *e);
-void opt_set_bind_info(Opt *O, CoreVar *x, CoreExpr *rhs);
+CoreExpr *core_opt_simpl_case(Opt *O, CoreExpr *e);
+CoreExpr *core_opt_simpl_rebuild_case(Opt *O, CoreExpr *scrut, CoreExpr *e);
+void core_opt_set_bind_info(Opt *O, CoreVar *x, CoreExpr *rhs);
 
 static CoreExpr *simpl(Opt *O, CoreExpr *e);
 
@@ -47,24 +47,24 @@ static CoreExpr *copy_node(CoreExpr *e) {
 }
 
 static CoreExpr *subst_var(Opt *O, CoreExpr *e) {
-  OptVarInfo *vi = opt_vvi(O, e->var);
+  OptVarInfo *vi = core_opt_vvi(O, e->var);
   if (!vi->subst) return e;
   CoreExpr *s = vi->subst;
   if (s->kind == CE_VAR || (s->kind == CE_LIT && s->lit.kind != CL_STRING)) return copy_node(s);
   if (vi->subst_uses++ == 0) return s;
-  return opt_clone(O, s, 0, NULL, NULL, 0, NULL, NULL);
+  return core_opt_clone(O, s, 0, NULL, NULL, 0, NULL, NULL);
 }
 
 /* x := e. A variable substituted for x gains x's occurrences, so that the counts stay
  * upper bounds (a binder with no counted use may be dropped). */
-void opt_set_subst(Opt *O, CoreVar *x, CoreExpr *e) {
-  OptVarInfo *xi = opt_vvi(O, x);
+void core_opt_set_subst(Opt *O, CoreVar *x, CoreExpr *e) {
+  OptVarInfo *xi = core_opt_vvi(O, x);
   xi->subst = e;
   xi->subst_uses = 0;
   const CoreExpr *h = e;
   while (h && (h->kind == CE_TYAPP || h->kind == CE_CAST)) h = h->kind == CE_TYAPP ? h->fn : h->body;
   if (h && h->kind == CE_VAR && h->var != x) {
-    OptVarInfo *hi = opt_vvi(O, h->var);
+    OptVarInfo *hi = core_opt_vvi(O, h->var);
     hi->occ += xi->occ > 0 ? xi->occ : 1;
     hi->flags |= xi->flags & (VI_IN_LAM | VI_IN_SCC);
   }
@@ -72,14 +72,14 @@ void opt_set_subst(Opt *O, CoreVar *x, CoreExpr *e) {
 
 /* Facts about a let-bound variable with simplified rhs: values are evaluated; lambdas
  * and constructor applications are unfoldings (for inlining and case-of-known-con). */
-void opt_set_bind_info(Opt *O, CoreVar *x, CoreExpr *rhs) {
-  OptVarInfo *xi = opt_vvi(O, x);
+void core_opt_set_bind_info(Opt *O, CoreVar *x, CoreExpr *rhs) {
+  OptVarInfo *xi = core_opt_vvi(O, x);
   xi->unfold = NULL;
   xi->flags &= ~(unsigned)VI_EVALUATED;
   const CoreExpr *r = rhs;
   while (r && r->kind == CE_CAST) r = r->body;
-  if (opt_is_value(rhs)) xi->flags |= VI_EVALUATED;
-  if (r && (r->kind == CE_CON || opt_is_lambda(rhs))) xi->unfold = rhs;
+  if (core_opt_is_value(rhs)) xi->flags |= VI_EVALUATED;
+  if (r && (r->kind == CE_CON || core_opt_is_lambda(rhs))) xi->unfold = rhs;
 }
 
 /* ---- inlining -------------------------------------------------------------------------------- */
@@ -92,7 +92,7 @@ static const CoreExpr *under_lams(const CoreExpr *e) {
 /* The unfolding to inline for a call of v with nval value arguments, or NULL. */
 static CoreExpr *inline_candidate(Opt *O, CoreVar *v, int nval) {
   if (O->deep || O->inline_depth >= MAX_INLINE_DEPTH) return NULL;
-  OptVarInfo *vi = opt_vvi(O, v);
+  OptVarInfo *vi = core_opt_vvi(O, v);
   CoreExpr *unf;
   if (v->global) {
     if (!vi->gbind || (vi->flags & (VI_LOOP | VI_NOINLINE)) || v == O->p->main) return NULL;
@@ -102,14 +102,14 @@ static CoreExpr *inline_candidate(Opt *O, CoreVar *v, int nval) {
     unf = vi->unfold;
   }
   if (!unf) return NULL;
-  if (!opt_is_lambda(unf)) {
+  if (!core_opt_is_lambda(unf)) {
     /* an alias of another variable (f = g @Int): no work is duplicated */
-    if (v->global && opt_is_trivial(unf) && unf->kind != CE_LIT) return unf;
+    if (v->global && core_opt_is_trivial(unf) && unf->kind != CE_LIT) return unf;
     return NULL;
   }
-  int arity = opt_lam_arity(unf);
+  int arity = core_opt_lam_arity(unf);
   if (vi->flags & VI_WRAPPER) return nval >= arity ? unf : NULL;
-  int size = opt_size(under_lams(unf), INLINE_ONCE_SIZE + 1);
+  int size = core_opt_size(under_lams(unf), INLINE_ONCE_SIZE + 1);
   if (size > O->inline_budget) return NULL;
   if (vi->occ == 1 && size <= INLINE_ONCE_SIZE && nval >= arity) return unf;
   if (size <= INLINE_TINY) return unf;
@@ -140,9 +140,9 @@ typedef struct PendingBind {
 static CoreExpr *wrap_binds(Opt *O, PendingBind *bs, int nb, CoreExpr *body) {
   for (int k = nb - 1; k >= 0; k--) {
     if (bs[k].strict)
-      body = opt_mk_case_default(bs[k].rhs, bs[k].var, core_expr_type(body), body);
+      body = core_opt_mk_case_default(bs[k].rhs, bs[k].var, core_expr_type(body), body);
     else
-      body = opt_mk_let(bs[k].var, bs[k].rhs, body);
+      body = core_opt_mk_let(bs[k].var, bs[k].rhs, body);
   }
   (void)O;
   return body;
@@ -163,27 +163,27 @@ static CoreExpr *beta(Opt *O, CoreExpr *fun, int n, CoreExpr **args, CoreType **
         f = f->body;
         i++;
       }
-      f = opt_clone(O, f, tvs.len, tvs.data, ts.data, 0, NULL, NULL);
+      f = core_opt_clone(O, f, tvs.len, tvs.data, ts.data, 0, NULL, NULL);
       O->st.beta++, O->ticks++;
       continue;
     }
     if (f->kind == CE_LAM && args[i]) {
       CoreVar *x = f->var;
       CoreExpr *a = args[i];
-      OptVarInfo *xi = opt_vvi(O, x);
+      OptVarInfo *xi = core_opt_vvi(O, x);
       bool unl = core_type_unlifted(x->type);
       bool once = xi->occ == 1 && !(xi->flags & (VI_IN_LAM | VI_IN_SCC));
-      if (xi->occ == 0 && (!unl || opt_ok_for_spec(a))) {
+      if (xi->occ == 0 && (!unl || core_opt_ok_for_spec(a))) {
         /* dead parameter: a lazy argument is simply dropped */
-      } else if (opt_is_trivial(a) || (once && (!unl || opt_ok_for_spec(a)))) {
-        opt_set_subst(O, x, a);
-      } else if (xi->occ == 1 && !(xi->flags & VI_IN_SCC) && opt_is_lambda(a)) {
-        opt_set_subst(O, x, a);
+      } else if (core_opt_is_trivial(a) || (once && (!unl || core_opt_ok_for_spec(a)))) {
+        core_opt_set_subst(O, x, a);
+      } else if (xi->occ == 1 && !(xi->flags & VI_IN_SCC) && core_opt_is_lambda(a)) {
+        core_opt_set_subst(O, x, a);
       } else {
         PendingBind pb = {x, a, unl};
         LZ_PUSH(pend, pb);
-        if (!unl) opt_set_bind_info(O, x, a);
-        else opt_vvi(O, x)->unfold = a->kind == CE_PRIMOP ? a : NULL;
+        if (!unl) core_opt_set_bind_info(O, x, a);
+        else core_opt_vvi(O, x)->unfold = a->kind == CE_PRIMOP ? a : NULL;
       }
       f = f->body;
       i++;
@@ -206,14 +206,14 @@ static CoreExpr *rebuild_app(Opt *O, CoreExpr *hd, int n, CoreExpr **args, CoreT
       for (int k = i; k < n; k++) nval += args[k] != NULL;
       CoreExpr *unf = inline_candidate(O, hd->var, nval);
       if (!unf) goto done;
-      OptVarInfo *vi = opt_vvi(O, hd->var);
+      OptVarInfo *vi = core_opt_vvi(O, hd->var);
       if (hd->var->global) O->st.inline_global++;
       else O->st.inline_local++;
       O->ticks++;
-      O->inline_budget -= opt_size(unf, 1000);
+      O->inline_budget -= core_opt_size(unf, 1000);
       (void)vi;
-      CoreExpr *c = opt_clone(O, unf, 0, NULL, NULL, 0, NULL, NULL);
-      if (!opt_is_lambda(c)) { /* alias */
+      CoreExpr *c = core_opt_clone(O, unf, 0, NULL, NULL, 0, NULL, NULL);
+      if (!core_opt_is_lambda(c)) { /* alias */
         hd = simpl(O, c);
         continue;
       }
@@ -237,7 +237,7 @@ static CoreExpr *rebuild_app(Opt *O, CoreExpr *hd, int n, CoreExpr **args, CoreT
       /* (case s of alts) a  ==>  case s of alts' a, for trivial arguments */
       if (hd->nalts > 4) goto done;
       for (int k = i; k < n; k++)
-        if (args[k] && !opt_is_trivial(args[k])) goto done;
+        if (args[k] && !core_opt_is_trivial(args[k])) goto done;
       CoreType *rt = apply_type(hd->type, n - i, args + i, tys + i);
       if (!rt) goto done;
       CoreExpr *nc = copy_node(hd);
@@ -256,7 +256,7 @@ static CoreExpr *rebuild_app(Opt *O, CoreExpr *hd, int n, CoreExpr **args, CoreT
     }
   }
 done:
-  return opt_mk_apps(hd, n - i, args + i, tys + i);
+  return core_opt_mk_apps(hd, n - i, args + i, tys + i);
 }
 
 static CoreExpr *simpl_app(Opt *O, CoreExpr *e) {
@@ -283,7 +283,7 @@ static CoreExpr *simpl_letrec(Opt *O, CoreExpr *e) {
   bool used = false;
   int live = 0;
   for (int i = 0; i < e->nbinds; i++) {
-    OptVarInfo *vi = opt_vvi(O, e->binds[i].var);
+    OptVarInfo *vi = core_opt_vvi(O, e->binds[i].var);
     if (vi->occ > vi->self_occ) used = true;
     if (vi->occ > 0) live++;
   }
@@ -294,8 +294,8 @@ static CoreExpr *simpl_letrec(Opt *O, CoreExpr *e) {
   if (live == 1 && e->nbinds > 1) {
     /* drop the members nobody uses (not even the others) */
   }
-  if (e->nbinds == 1 && opt_vvi(O, e->binds[0].var)->self_occ == 0) {
-    CoreExpr *nl = opt_mk_let(e->binds[0].var, e->binds[0].rhs, e->body);
+  if (e->nbinds == 1 && core_opt_vvi(O, e->binds[0].var)->self_occ == 0) {
+    CoreExpr *nl = core_opt_mk_let(e->binds[0].var, e->binds[0].rhs, e->body);
     nl->span = e->span;
     O->ticks++;
     return simpl(O, nl);
@@ -303,23 +303,23 @@ static CoreExpr *simpl_letrec(Opt *O, CoreExpr *e) {
   CoreExpr *n = copy_node(e);
   LZ_VEC(CoreBind) bs = {0};
   for (int i = 0; i < e->nbinds; i++) {
-    OptVarInfo *vi = opt_vvi(O, e->binds[i].var);
+    OptVarInfo *vi = core_opt_vvi(O, e->binds[i].var);
     vi->flags |= VI_LETREC;
     if (vi->occ == 0) {
       O->st.dead_let++, O->ticks++;
       continue;
     }
-    if (opt_is_value(e->binds[i].rhs)) vi->flags |= VI_EVALUATED;
+    if (core_opt_is_value(e->binds[i].rhs)) vi->flags |= VI_EVALUATED;
     LZ_PUSH(bs, e->binds[i]);
   }
   /* wrappers first: their unfoldings are inlined into the workers and the body */
   for (int i = 0; i < bs.len; i++)
-    if (opt_vvi(O, bs.data[i].var)->flags & VI_WRAPPER) {
+    if (core_opt_vvi(O, bs.data[i].var)->flags & VI_WRAPPER) {
       bs.data[i].rhs = simpl(O, bs.data[i].rhs);
-      opt_set_bind_info(O, bs.data[i].var, bs.data[i].rhs);
+      core_opt_set_bind_info(O, bs.data[i].var, bs.data[i].rhs);
     }
   for (int i = 0; i < bs.len; i++)
-    if (!(opt_vvi(O, bs.data[i].var)->flags & VI_WRAPPER)) bs.data[i].rhs = simpl(O, bs.data[i].rhs);
+    if (!(core_opt_vvi(O, bs.data[i].var)->flags & VI_WRAPPER)) bs.data[i].rhs = simpl(O, bs.data[i].rhs);
   n->binds = bs.data;
   n->nbinds = bs.len;
   n->body = simpl(O, e->body);
@@ -334,11 +334,11 @@ static CoreExpr *float_rhs(CoreExpr *r, ExprVec *floats) {
   CoreExpr *x = r;
   int mark = floats->len;
   while (x->kind == CE_LET) {
-    if (!x->rec && opt_type_unlifted_under_foralls(x->binds[0].var->type)) break;
+    if (!x->rec && core_opt_type_unlifted_under_foralls(x->binds[0].var->type)) break;
     LZ_PUSH(*floats, x);
     x = x->body;
   }
-  if (floats->len > mark && (opt_is_value(x) || opt_is_trivial(x))) return x;
+  if (floats->len > mark && (core_opt_is_value(x) || core_opt_is_trivial(x))) return x;
   floats->len = mark;
   return r;
 }
@@ -355,17 +355,17 @@ static CoreExpr *wrap_floats(CoreExpr **fl, int n, CoreExpr *body) {
 static CoreExpr *simpl_let(Opt *O, CoreExpr *e) {
   if (e->rec) return simpl_letrec(O, e);
   CoreVar *x = e->binds[0].var;
-  OptVarInfo *xi = opt_vvi(O, x);
+  OptVarInfo *xi = core_opt_vvi(O, x);
   if (core_type_unlifted(x->type)) {
     /* a strict let is a case */
-    CoreExpr *c = opt_mk_case_default(e->binds[0].rhs, x, core_expr_type(e->body), e->body);
+    CoreExpr *c = core_opt_mk_case_default(e->binds[0].rhs, x, core_expr_type(e->body), e->body);
     c->span = e->span;
     return simpl(O, c);
   }
-  if (opt_type_unlifted_under_foralls(x->type)) {
+  if (core_opt_type_unlifted_under_foralls(x->type)) {
     /* a generalised strict binding: evaluated here, so it stays here */
     CoreExpr *r = simpl(O, e->binds[0].rhs);
-    CoreExpr *res = opt_mk_let(x, r, simpl(O, e->body));
+    CoreExpr *res = core_opt_mk_let(x, r, simpl(O, e->body));
     res->span = e->span;
     return res;
   }
@@ -377,17 +377,17 @@ static CoreExpr *simpl_let(Opt *O, CoreExpr *e) {
   ExprVec floats = {0};
   r = float_rhs(r, &floats);
   if (floats.len) O->st.let_float++, O->ticks++;
-  xi = opt_vvi(O, x);
+  xi = core_opt_vvi(O, x);
   bool once = xi->occ == 1 && !(xi->flags & (VI_IN_LAM | VI_IN_SCC));
   CoreExpr *res;
-  if (opt_is_trivial(r) || once || (xi->occ == 1 && !(xi->flags & VI_IN_SCC) && opt_is_lambda(r))) {
-    opt_set_subst(O, x, r);
+  if (core_opt_is_trivial(r) || once || (xi->occ == 1 && !(xi->flags & VI_IN_SCC) && core_opt_is_lambda(r))) {
+    core_opt_set_subst(O, x, r);
     O->st.inline_once++, O->ticks++;
     res = simpl(O, e->body);
   } else {
-    opt_set_bind_info(O, x, r);
+    core_opt_set_bind_info(O, x, r);
     CoreExpr *b = simpl(O, e->body);
-    res = opt_mk_let(x, r, b);
+    res = core_opt_mk_let(x, r, b);
     res->span = e->span;
   }
   return wrap_floats(floats.data, floats.len, res);
@@ -416,7 +416,7 @@ static CoreExpr *simpl_primop(Opt *O, CoreExpr *e) {
     n->args = LZ_NEW_ARRAY(CoreExpr *, e->nargs);
     for (int i = 0; i < e->nargs; i++) n->args[i] = simpl(O, e->args[i]);
   }
-  CoreExpr *f = opt_fold_primop(O, n);
+  CoreExpr *f = core_opt_fold_primop(O, n);
   if (f) {
     O->st.const_fold++, O->ticks++;
     return f;
@@ -441,7 +441,7 @@ static CoreExpr *simpl(Opt *O, CoreExpr *e) {
     r->body = simpl(O, e->body);
     break;
   case CE_LET: r = simpl_let(O, e); break;
-  case CE_CASE: r = opt_simpl_case(O, e); break;
+  case CE_CASE: r = core_opt_simpl_case(O, e); break;
   case CE_CON:
     r = copy_node(e);
     if (e->nargs) {
@@ -456,28 +456,28 @@ static CoreExpr *simpl(Opt *O, CoreExpr *e) {
   return r;
 }
 
-CoreExpr *opt_simplify_expr(Opt *O, CoreExpr *e) { return simpl(O, e); }
+CoreExpr *core_opt_simplify_expr(Opt *O, CoreExpr *e) { return simpl(O, e); }
 
 /* ---- the program --------------------------------------------------------------------------- */
 
 enum { BINDING_BUDGET = 3000 };
 
-int opt_simplify_program(Opt *O) {
+int core_opt_simplify_program(Opt *O) {
   CoreProgram *p = O->p;
   O->ticks = 0;
   for (int u = 0; u < O->vi_cap; u++) {
-    OptVarInfo *vi = opt_vi(O, u);
+    OptVarInfo *vi = core_opt_vi(O, u);
     vi->subst = NULL;
     vi->unfold = NULL;
     vi->flags &= ~(unsigned)VI_EVALUATED;
   }
-  opt_index_globals(O);
-  opt_occ_program(O);
+  core_opt_index_globals(O);
+  core_opt_occ_program(O);
   for (int g = 0; g < p->groups.len; g++) {
     CoreBindGroup *grp = &p->groups.data[g];
     for (int i = 0; i < grp->nbinds; i++) {
       CoreBind *b = &grp->binds[i];
-      if (opt_vvi(O, b->var)->flags & VI_NOINLINE) continue;
+      if (core_opt_vvi(O, b->var)->flags & VI_NOINLINE) continue;
       O->inline_budget = BINDING_BUDGET;
       O->inline_depth = 0;
       O->depth = 0;

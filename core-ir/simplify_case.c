@@ -5,7 +5,7 @@
  * the case binder).
  *
  * The idea: the scrutinee is simplified first, then the case is *rebuilt* around the
- * simplified scrutinee (opt_simpl_rebuild_case), so a scrutinee that became a
+ * simplified scrutinee (core_opt_simpl_rebuild_case), so a scrutinee that became a
  * constructor, a literal or another case is seen at once. Case of case pushes the
  * outer case into the inner alternatives; an outer alternative bigger than a few nodes
  * is first made a join point (a let-bound function of its pattern variables called in
@@ -21,8 +21,8 @@
 
 enum { JP_SMALL = 10 };
 
-CoreExpr *opt_simpl_rebuild_case(Opt *O, CoreExpr *s, CoreExpr *e);
-void opt_set_bind_info(Opt *O, CoreVar *x, CoreExpr *rhs);
+CoreExpr *core_opt_simpl_rebuild_case(Opt *O, CoreExpr *s, CoreExpr *e);
+void core_opt_set_bind_info(Opt *O, CoreVar *x, CoreExpr *rhs);
 
 static CoreExpr *copy_node(CoreExpr *e) {
   CoreExpr *n = LZ_NEW(CoreExpr);
@@ -30,7 +30,7 @@ static CoreExpr *copy_node(CoreExpr *e) {
   return n;
 }
 
-static CoreExpr *simpl(Opt *O, CoreExpr *e) { return opt_simplify_expr(O, e); }
+static CoreExpr *simpl(Opt *O, CoreExpr *e) { return core_opt_simplify_expr(O, e); }
 
 static bool lit_eq(const CoreLit *a, const CoreLit *b) {
   if (a->kind != b->kind) return false;
@@ -53,7 +53,7 @@ typedef struct Known {
 
 static bool all_trivial(CoreExpr **args, int n) {
   for (int i = 0; i < n; i++)
-    if (!opt_is_trivial(args[i])) return false;
+    if (!core_opt_is_trivial(args[i])) return false;
   return true;
 }
 
@@ -71,7 +71,7 @@ static bool known_scrut(Opt *O, CoreExpr *s, Known *k) {
     return true;
   }
   if (s->kind == CE_VAR) {
-    OptVarInfo *vi = opt_vvi(O, s->var);
+    OptVarInfo *vi = core_opt_vvi(O, s->var);
     CoreExpr *u = s->var->global ? (vi->gbind ? vi->gbind->rhs : NULL) : vi->unfold;
     if (u && u->kind == CE_CON && all_trivial(u->args, u->nargs)) {
       k->con = u->con, k->tyargs = u->tyargs, k->ntyargs = u->ntyargs;
@@ -91,9 +91,9 @@ typedef struct Bind {
 static CoreExpr *wrap(Bind *bs, int n, CoreExpr *body) {
   for (int k = n - 1; k >= 0; k--) {
     if (bs[k].strict)
-      body = opt_mk_case_default(bs[k].rhs, bs[k].var, core_expr_type(body), body);
+      body = core_opt_mk_case_default(bs[k].rhs, bs[k].var, core_expr_type(body), body);
     else
-      body = opt_mk_let(bs[k].var, bs[k].rhs, body);
+      body = core_opt_mk_let(bs[k].var, bs[k].rhs, body);
   }
   return body;
 }
@@ -111,7 +111,7 @@ static CoreExpr *known_case(Opt *O, CoreExpr *s, Known *k, CoreExpr *e) {
   if (!alt) alt = dflt;
   if (!alt) return NULL;
   CoreVar *b = e->var;
-  OptVarInfo *bi = opt_vvi(O, b);
+  OptVarInfo *bi = core_opt_vvi(O, b);
   LZ_VEC(Bind) binds = {0};
   CoreExpr **nargs = NULL;
   if (!k->is_lit && k->nargs) {
@@ -119,36 +119,36 @@ static CoreExpr *known_case(Opt *O, CoreExpr *s, Known *k, CoreExpr *e) {
     for (int j = 0; j < k->nargs; j++) {
       CoreExpr *a = k->args[j];
       CoreVar *v = alt->kind == ALT_CON ? alt->vars[j] : NULL;
-      bool used = v && opt_vvi(O, v)->occ > 0;
+      bool used = v && core_opt_vvi(O, v)->occ > 0;
       bool unl = core_type_unlifted(core_expr_type(a));
-      if (opt_is_trivial(a)) {
+      if (core_opt_is_trivial(a)) {
         nargs[j] = a;
         if (used) {
-          opt_set_subst(O, v, copy_trivial(a));
+          core_opt_set_subst(O, v, copy_trivial(a));
         }
         continue;
       }
-      if (!v) v = opt_fresh_var("ds", core_expr_type(a));
-      if (!used && bi->occ == 0 && (!unl || opt_ok_for_spec(a))) {
+      if (!v) v = core_opt_fresh_var("ds", core_expr_type(a));
+      if (!used && bi->occ == 0 && (!unl || core_opt_ok_for_spec(a))) {
         nargs[j] = a;
         continue; /* a lazy argument nobody needs */
       }
       Bind bd = {v, a, unl};
       LZ_PUSH(binds, bd);
-      if (!unl) opt_set_bind_info(O, v, a);
-      else opt_vvi(O, v)->unfold = a->kind == CE_PRIMOP ? a : NULL;
+      if (!unl) core_opt_set_bind_info(O, v, a);
+      else core_opt_vvi(O, v)->unfold = a->kind == CE_PRIMOP ? a : NULL;
       nargs[j] = core_var(v);
     }
   }
   if (bi->occ > 0) {
-    if (opt_is_trivial(s)) {
-      opt_set_subst(O, b, copy_trivial(s));
+    if (core_opt_is_trivial(s)) {
+      core_opt_set_subst(O, b, copy_trivial(s));
     } else {
       CoreExpr *c = copy_node(s);
       c->args = nargs;
       Bind bd = {b, c, false};
       LZ_PUSH(binds, bd);
-      opt_set_bind_info(O, b, c);
+      core_opt_set_bind_info(O, b, c);
     }
   }
   O->st.known_con++, O->ticks++;
@@ -195,10 +195,10 @@ static CoreExpr *tidy_case(Opt *O, CoreExpr *c) {
   if (c->nalts < 2) return c;
   for (int i = 1; i < c->nalts; i++)
     if (!expr_eq(c->alts[0].rhs, c->alts[i].rhs, 0)) return c;
-  if (opt_mentions(c->alts[0].rhs, c->var->uniq)) return c;
-  CoreExpr *r = opt_mk_case_default(c->body, c->var, c->type, c->alts[0].rhs);
+  if (core_opt_mentions(c->alts[0].rhs, c->var->uniq)) return c;
+  CoreExpr *r = core_opt_mk_case_default(c->body, c->var, c->type, c->alts[0].rhs);
   O->ticks++;
-  if (opt_vvi(O, c->var)->occ == 0 && opt_ok_for_spec(c->body) && !opt_is_trivial(c->body)) {
+  if (core_opt_vvi(O, c->var)->occ == 0 && core_opt_ok_for_spec(c->body) && !core_opt_is_trivial(c->body)) {
     O->st.case_elim++;
     return c->alts[0].rhs;
   }
@@ -207,7 +207,7 @@ static CoreExpr *tidy_case(Opt *O, CoreExpr *c) {
 
 static CoreExpr *simpl_alts(Opt *O, CoreExpr *s, CoreExpr *e) {
   CoreVar *b = e->var;
-  OptVarInfo *bi = opt_vvi(O, b);
+  OptVarInfo *bi = core_opt_vvi(O, b);
   bool lifted = !core_type_unlifted(b->type);
   if (lifted) bi->flags |= VI_EVALUATED;
   /* binder swap: inside the alternatives the scrutinised variable is the case binder */
@@ -217,9 +217,9 @@ static CoreExpr *simpl_alts(Opt *O, CoreExpr *s, CoreExpr *e) {
   if (s->kind == CE_VAR && !s->var->global && s->var != b && s->var != sw[0]) sw[1] = s->var;
   for (int i = 0; i < 2; i++)
     if (sw[i]) {
-      OptVarInfo *vi = opt_vvi(O, sw[i]);
+      OptVarInfo *vi = core_opt_vvi(O, sw[i]);
       sv[i] = (Saved){vi->subst, vi->subst_uses};
-      opt_set_subst(O, sw[i], core_var(b));
+      core_opt_set_subst(O, sw[i], core_var(b));
     }
   CoreType **targs = NULL;
   int ntargs = 0;
@@ -236,7 +236,7 @@ static CoreExpr *simpl_alts(Opt *O, CoreExpr *s, CoreExpr *e) {
     if (a->kind == ALT_CON) {
       for (int j = 0; j < a->con->arity; j++)
         if (a->con->strict && a->con->strict[j] && !core_type_unlifted(a->vars[j]->type))
-          opt_vvi(O, a->vars[j])->flags |= VI_EVALUATED;
+          core_opt_vvi(O, a->vars[j])->flags |= VI_EVALUATED;
       if (tc && a->con->tycon == tc && ntargs == tc->arity) {
         CoreExpr *c = core_expr_new(CE_CON, e->span);
         c->con = a->con;
@@ -250,7 +250,7 @@ static CoreExpr *simpl_alts(Opt *O, CoreExpr *s, CoreExpr *e) {
     } else if (a->kind == ALT_LIT && a->lit.kind != CL_STRING && a->lit.kind != CL_INTEGER) {
       CoreExpr *l = core_expr_new(CE_LIT, e->span);
       l->lit = a->lit;
-      opt_set_subst(O, b, l);
+      core_opt_set_subst(O, b, l);
     }
     na->rhs = simpl(O, a->rhs);
     bi->unfold = save_unfold;
@@ -258,7 +258,7 @@ static CoreExpr *simpl_alts(Opt *O, CoreExpr *s, CoreExpr *e) {
   }
   for (int i = 0; i < 2; i++)
     if (sw[i]) {
-      OptVarInfo *vi = opt_vvi(O, sw[i]);
+      OptVarInfo *vi = core_opt_vvi(O, sw[i]);
       vi->subst = sv[i].subst, vi->subst_uses = sv[i].uses;
     }
   return tidy_case(O, n);
@@ -301,8 +301,8 @@ static CoreAlt make_join_point(Opt *O, CoreExpr *e, CoreAlt *a, BindVec *jps) {
       CoreVar *p = a->vars[j];
       CoreVar *q = core_var_new(p->name, p->type, p->span);
       na.vars[j] = q;
-      if (opt_vvi(O, p)->occ == 0) continue;
-      opt_vvi(O, q)->occ = 1; /* used once: in the call of the join point */
+      if (core_opt_vvi(O, p)->occ == 0) continue;
+      core_opt_vvi(O, q)->occ = 1; /* used once: in the call of the join point */
       LZ_PUSH(call_args, core_var(q));
       bool strict = a->con->strict && a->con->strict[j] && !core_type_unlifted(p->type);
       if (strict) {
@@ -316,7 +316,7 @@ static CoreAlt make_join_point(Opt *O, CoreExpr *e, CoreAlt *a, BindVec *jps) {
     }
   }
   CoreVar *b2 = NULL;
-  if (opt_vvi(O, b)->occ > 0 && opt_mentions(a->rhs, b->uniq)) {
+  if (core_opt_vvi(O, b)->occ > 0 && core_opt_mentions(a->rhs, b->uniq)) {
     CoreVar *bp = core_var_new(b->name, b->type, b->span);
     b2 = core_var_new(b->name, b->type, b->span);
     LZ_PUSH(params, bp);
@@ -329,23 +329,23 @@ static CoreAlt make_join_point(Opt *O, CoreExpr *e, CoreAlt *a, BindVec *jps) {
     }
   }
   if (params.len == 0) {
-    CoreVar *u = opt_fresh_var("void", core_type_con(unit_tycon(O)));
+    CoreVar *u = core_opt_fresh_var("void", core_type_con(unit_tycon(O)));
     LZ_PUSH(params, u);
     LZ_PUSH(call_args, unit_value(O));
   }
   for (int i = ev_out.len - 1; i >= 0; i--) {
-    body = opt_mk_case_default(core_var(ev_out.data[i]), ev_in.data[i], e->type, body);
+    body = core_opt_mk_case_default(core_var(ev_out.data[i]), ev_in.data[i], e->type, body);
   }
   CoreExpr *lam = body;
   for (int i = params.len - 1; i >= 0; i--) lam = core_lam(params.data[i], lam);
-  CoreVar *j = opt_fresh_var("$j", fun_type(params.data, params.len, e->type));
+  CoreVar *j = core_opt_fresh_var("$j", fun_type(params.data, params.len, e->type));
   /* simplify the join point now, with the case binder renamed to b2 inside it */
-  OptVarInfo *bi = opt_vvi(O, b);
+  OptVarInfo *bi = core_opt_vvi(O, b);
   CoreExpr *save = bi->subst;
   int save_uses = bi->subst_uses;
   if (b2) {
-    opt_set_subst(O, b, core_var(b2));
-    opt_vvi(O, b2)->occ = 2;
+    core_opt_set_subst(O, b, core_var(b2));
+    core_opt_vvi(O, b2)->occ = 2;
   }
   CoreExpr *rhs = simpl(O, lam);
   bi->subst = save, bi->subst_uses = save_uses;
@@ -365,7 +365,7 @@ static CoreExpr *case_of_case(Opt *O, CoreExpr *inner, CoreExpr *e) {
   O->st.case_of_case++, O->ticks++;
   if (inner->nalts == 1) {
     res->alts[0] = inner->alts[0];
-    res->alts[0].rhs = opt_simpl_rebuild_case(O, inner->alts[0].rhs, e);
+    res->alts[0].rhs = core_opt_simpl_rebuild_case(O, inner->alts[0].rhs, e);
     return res;
   }
   BindVec jps = {0};
@@ -373,25 +373,25 @@ static CoreExpr *case_of_case(Opt *O, CoreExpr *inner, CoreExpr *e) {
   shell->alts = LZ_NEW_ARRAY(CoreAlt, e->nalts);
   for (int k = 0; k < e->nalts; k++) {
     CoreAlt *a = &e->alts[k];
-    if (opt_size(a->rhs, JP_SMALL + 1) <= JP_SMALL) shell->alts[k] = *a;
+    if (core_opt_size(a->rhs, JP_SMALL + 1) <= JP_SMALL) shell->alts[k] = *a;
     else shell->alts[k] = make_join_point(O, e, a, &jps);
   }
   for (int i = 0; i < inner->nalts; i++) {
     res->alts[i] = inner->alts[i];
-    CoreExpr *sh = i == inner->nalts - 1 ? shell : opt_clone(O, shell, 0, NULL, NULL, 0, NULL, NULL);
-    res->alts[i].rhs = opt_simpl_rebuild_case(O, inner->alts[i].rhs, sh);
+    CoreExpr *sh = i == inner->nalts - 1 ? shell : core_opt_clone(O, shell, 0, NULL, NULL, 0, NULL, NULL);
+    res->alts[i].rhs = core_opt_simpl_rebuild_case(O, inner->alts[i].rhs, sh);
   }
   CoreExpr *r = res;
-  for (int k = jps.len - 1; k >= 0; k--) r = opt_mk_let(jps.data[k].var, jps.data[k].rhs, r);
+  for (int k = jps.len - 1; k >= 0; k--) r = core_opt_mk_let(jps.data[k].var, jps.data[k].rhs, r);
   return r;
 }
 
 /* ---- the case ------------------------------------------------------------------------------------- */
 
-CoreExpr *opt_simpl_rebuild_case(Opt *O, CoreExpr *s, CoreExpr *e) {
+CoreExpr *core_opt_simpl_rebuild_case(Opt *O, CoreExpr *s, CoreExpr *e) {
   if (s->kind == CE_LET) {
     CoreExpr *nl = copy_node(s);
-    nl->body = opt_simpl_rebuild_case(O, s->body, e);
+    nl->body = core_opt_simpl_rebuild_case(O, s->body, e);
     O->st.let_float++, O->ticks++;
     return nl;
   }
@@ -402,28 +402,28 @@ CoreExpr *opt_simpl_rebuild_case(Opt *O, CoreExpr *s, CoreExpr *e) {
   }
   if (s->kind == CE_CASE && !O->deep) return case_of_case(O, s, e);
   CoreVar *b = e->var;
-  OptVarInfo *bi = opt_vvi(O, b);
+  OptVarInfo *bi = core_opt_vvi(O, b);
   if (e->nalts == 1 && e->alts[0].kind == ALT_DEFAULT) {
     CoreExpr *rhs = e->alts[0].rhs;
     bool unl = core_type_unlifted(b->type);
-    if (bi->occ == 0 && opt_ok_for_spec(s) && !opt_is_trivial(s)) {
+    if (bi->occ == 0 && core_opt_ok_for_spec(s) && !core_opt_is_trivial(s)) {
       O->st.case_elim++, O->ticks++;
       return simpl(O, rhs); /* a pure, cheap computation nobody needs */
     }
-    if (unl || opt_is_evaluated(O, s)) {
-      if (bi->occ == 0 && (!unl || opt_ok_for_spec(s))) {
+    if (unl || core_opt_is_evaluated(O, s)) {
+      if (bi->occ == 0 && (!unl || core_opt_ok_for_spec(s))) {
         O->st.case_elim++, O->ticks++;
         return simpl(O, rhs);
       }
-      if (opt_is_trivial(s)) {
-        opt_set_subst(O, b, copy_trivial(s));
+      if (core_opt_is_trivial(s)) {
+        core_opt_set_subst(O, b, copy_trivial(s));
         O->st.case_elim++, O->ticks++;
         return simpl(O, rhs);
       }
-      if (!unl && opt_is_value(s)) {
-        opt_set_bind_info(O, b, s);
+      if (!unl && core_opt_is_value(s)) {
+        core_opt_set_bind_info(O, b, s);
         O->st.case_elim++, O->ticks++;
-        return opt_mk_let(b, s, simpl(O, rhs));
+        return core_opt_mk_let(b, s, simpl(O, rhs));
       }
     }
     if (s->kind == CE_LIT && bi->occ == 0) { /* evaluating a literal does nothing */
@@ -436,7 +436,7 @@ CoreExpr *opt_simpl_rebuild_case(Opt *O, CoreExpr *s, CoreExpr *e) {
   return simpl_alts(O, s, e);
 }
 
-CoreExpr *opt_simpl_case(Opt *O, CoreExpr *e) {
+CoreExpr *core_opt_simpl_case(Opt *O, CoreExpr *e) {
   CoreExpr *s = simpl(O, e->body);
-  return opt_simpl_rebuild_case(O, s, e);
+  return core_opt_simpl_rebuild_case(O, s, e);
 }

@@ -74,7 +74,7 @@ static bool get_integer(const CoreExpr *e, int64_t *v) {
 static const CoreExpr *prim_def(Opt *O, const CoreExpr *e, int primop) {
   if (e->kind == CE_PRIMOP) return e->primop == primop ? e : NULL;
   if (e->kind != CE_VAR) return NULL;
-  const CoreExpr *u = opt_vvi(O, e->var)->unfold;
+  const CoreExpr *u = core_opt_vvi(O, e->var)->unfold;
   return u && u->kind == CE_PRIMOP && u->primop == primop ? u : NULL;
 }
 
@@ -133,11 +133,11 @@ static int popcount64(uint64_t x) { return __builtin_popcountll(x); }
 /* An Integer argument that is a variable bound (by a case) to a literal. */
 static const CoreExpr *through_lit(Opt *O, const CoreExpr *e) {
   if (e->kind != CE_VAR) return e;
-  const CoreExpr *u = opt_vvi(O, e->var)->unfold;
+  const CoreExpr *u = core_opt_vvi(O, e->var)->unfold;
   return u && u->kind == CE_LIT ? u : e;
 }
 
-CoreExpr *opt_fold_primop(Opt *O, CoreExpr *e) {
+CoreExpr *core_opt_fold_primop(Opt *O, CoreExpr *e) {
   int op = e->primop;
   if (op < 0 || op >= PRIMOP_COUNT || e->nargs != core_primops[op].arity) return NULL;
   if (core_primops[op].flags & PRIM_EFFECT) return NULL;
@@ -265,7 +265,7 @@ CoreExpr *opt_fold_primop(Opt *O, CoreExpr *e) {
   case P_DATA_TO_TAG:
     if (a[0]->kind == CE_CON) return lit_int(a[0]->con->tag);
     if (a[0]->kind == CE_VAR) {
-      OptVarInfo *vi = opt_vvi(O, a[0]->var);
+      OptVarInfo *vi = core_opt_vvi(O, a[0]->var);
       const CoreExpr *u = a[0]->var->global ? (vi->gbind ? vi->gbind->rhs : NULL) : vi->unfold;
       if (u && u->kind == CE_CON) return lit_int(u->con->tag);
     }

@@ -122,7 +122,7 @@ static Dmd dmd_app(Ana *A, CoreExpr *e) {
   CoreExpr *h = e;
   for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn) n += h->kind == CE_APP;
   if (h->kind != CE_VAR) return dmd(A, h);
-  OptVarInfo *hi = opt_vvi(A->O, h->var);
+  OptVarInfo *hi = core_opt_vvi(A->O, h->var);
   Dmd d = h->var->global ? NONE : d_one(h->var->uniq);
   if (hi->arity <= 0 || n < hi->arity) return d;
   if (hi->flags & VI_BOTTOM) return BOT;
@@ -144,7 +144,7 @@ static Dmd dmd(Ana *A, CoreExpr *e) {
   case CE_VAR:
     if (!e->var->global) {
       r = d_one(e->var->uniq);
-      OptVarInfo *vi = opt_vvi(A->O, e->var);
+      OptVarInfo *vi = core_opt_vvi(A->O, e->var);
       if (vi->arity == -1) r = d_union(r, *(Dmd *)vi->unfold_dmd);
     }
     break;
@@ -183,11 +183,11 @@ static Dmd dmd(Ana *A, CoreExpr *e) {
       if (core_type_unlifted(x->type)) {
         r = d_union(dr, dmd(A, e->body));
       } else {
-        OptVarInfo *xi = opt_vvi(A->O, x);
+        OptVarInfo *xi = core_opt_vvi(A->O, x);
         Dmd *saved = LZ_NEW(Dmd);
         *saved = dr;
         xi->unfold_dmd = saved;
-        xi->arity = opt_is_value(e->binds[0].rhs) ? 0 : -1;
+        xi->arity = core_opt_is_value(e->binds[0].rhs) ? 0 : -1;
         r = dmd(A, e->body);
         xi->arity = 0;
       }
@@ -244,7 +244,7 @@ static int cpr(Ana *A, CoreExpr *e, CoreDataCon *c, int depth, Fun *f, uint64_t 
       CoreExpr *h = e;
       for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn) n += h->kind == CE_APP;
       if (h->kind != CE_VAR) return CPR_NO;
-      OptVarInfo *hi = opt_vvi(A->O, h->var);
+      OptVarInfo *hi = core_opt_vvi(A->O, h->var);
       if (hi->arity > 0 && n >= hi->arity && (hi->flags & VI_BOTTOM)) return CPR_BOT;
       /* a call of a function of the group being analysed that is assumed CPR */
       if (hi->arity > 0 && n == hi->arity && hi->mark == 2) return CPR_BOT;
@@ -264,7 +264,7 @@ static void analyse_group(Ana *A, CoreBind *bs, int n) {
   Fun *fs = LZ_NEW_ARRAY(Fun, n);
   bool *isfun = LZ_NEW_ARRAY(bool, n);
   for (int i = 0; i < n; i++) {
-    OptVarInfo *vi = opt_vvi(O, bs[i].var);
+    OptVarInfo *vi = core_opt_vvi(O, bs[i].var);
     isfun[i] = split_fun(bs[i].rhs, &fs[i]);
     vi->flags &= ~(unsigned)VI_BOTTOM;
     vi->arity = isfun[i] ? fs[i].np : 0;
@@ -280,7 +280,7 @@ static void analyse_group(Ana *A, CoreBind *bs, int n) {
         dmd(A, bs[i].rhs); /* for the functions nested inside */
         continue;
       }
-      OptVarInfo *vi = opt_vvi(O, bs[i].var);
+      OptVarInfo *vi = core_opt_vvi(O, bs[i].var);
       Dmd d = dmd(A, fs[i].body);
       uint64_t sig = 0;
       for (int k = 0; k < fs[i].np; k++)
@@ -296,7 +296,7 @@ static void analyse_group(Ana *A, CoreBind *bs, int n) {
   }
   if (changed) /* no fixpoint within the budget: assume nothing */
     for (int i = 0; i < n; i++) {
-      OptVarInfo *vi = opt_vvi(O, bs[i].var);
+      OptVarInfo *vi = core_opt_vvi(O, bs[i].var);
       vi->strict_sig = 0;
       vi->flags &= ~(unsigned)VI_BOTTOM;
     }
@@ -312,19 +312,19 @@ static CoreDataCon **cpr_group(Ana *A, CoreBind *bs, int n, Fun *fs, bool *isfun
     CoreType **args;
     int na;
     if (isfun[i]) res[i] = box_con(core_expr_type(fs[i].body), &args, &na);
-    opt_vvi(O, bs[i].var)->mark = res[i] ? 2 : 0;
+    core_opt_vvi(O, bs[i].var)->mark = res[i] ? 2 : 0;
   }
   bool changed = true;
   for (int it = 0; changed && it < MAX_FIX; it++) {
     changed = false;
     for (int i = 0; i < n; i++)
-      if (res[i] && cpr(A, fs[i].body, res[i], 0, &fs[i], opt_vvi(O, bs[i].var)->strict_sig) != CPR_YES) {
+      if (res[i] && cpr(A, fs[i].body, res[i], 0, &fs[i], core_opt_vvi(O, bs[i].var)->strict_sig) != CPR_YES) {
         res[i] = NULL;
-        opt_vvi(O, bs[i].var)->mark = 0;
+        core_opt_vvi(O, bs[i].var)->mark = 0;
         changed = true;
       }
   }
-  for (int i = 0; i < n; i++) opt_vvi(O, bs[i].var)->mark = 0;
+  for (int i = 0; i < n; i++) core_opt_vvi(O, bs[i].var)->mark = 0;
   if (changed)
     for (int i = 0; i < n; i++) res[i] = NULL;
   return res;
@@ -342,7 +342,7 @@ static CoreType *subst_ty(CoreType *t, Fun *f, CoreType **ntys) {
  * false if there is nothing to gain. */
 static bool split(Ana *A, CoreBind *b, Fun *f, CoreDataCon *rcon, BindVec *out) {
   Opt *O = A->O;
-  OptVarInfo *vi = opt_vvi(O, b->var);
+  OptVarInfo *vi = core_opt_vvi(O, b->var);
   if (vi->flags & (VI_WRAPPER | VI_NOINLINE | VI_BOTTOM)) return false;
   if (b->var == O->p->main) return false;
   CoreDataCon **pcon = LZ_NEW_ARRAY(CoreDataCon *, f->np);
@@ -365,14 +365,14 @@ static bool split(Ana *A, CoreBind *b, Fun *f, CoreDataCon *rcon, BindVec *out) 
   CoreVar **wps = LZ_NEW_ARRAY(CoreVar *, f->np);
   CoreExpr *wbody = f->body;
   if (rcon) {
-    CoreVar *z = opt_fresh_var("ww", rfield);
+    CoreVar *z = core_opt_fresh_var("ww", rfield);
     CoreAlt *alt = LZ_NEW(CoreAlt);
     alt->kind = ALT_CON;
     alt->con = rcon;
     alt->vars = LZ_NEW_ARRAY(CoreVar *, 1);
     alt->vars[0] = z;
     alt->rhs = core_var(z);
-    wbody = opt_mk_case(wbody, opt_fresh_var("wild", rtype), rfield, 1, alt);
+    wbody = core_opt_mk_case(wbody, core_opt_fresh_var("wild", rtype), rfield, 1, alt);
   }
   for (int i = f->np - 1; i >= 0; i--) {
     if (!pcon[i]) {
@@ -388,7 +388,7 @@ static bool split(Ana *A, CoreBind *b, Fun *f, CoreDataCon *rcon, BindVec *out) 
     c->nargs = 1;
     c->args = LZ_NEW_ARRAY(CoreExpr *, 1);
     c->args[0] = core_var(wps[i]);
-    wbody = opt_mk_let(f->ps[i], c, wbody);
+    wbody = core_opt_mk_let(f->ps[i], c, wbody);
   }
   CoreExpr *wrhs = wbody;
   CoreType *wtype = rcon ? rfield : rtype;
@@ -423,7 +423,7 @@ static bool split(Ana *A, CoreBind *b, Fun *f, CoreDataCon *rcon, BindVec *out) 
   CoreType *wrtype = subst_ty(rtype, f, ntys);
   if (rcon) {
     CoreType *rf = subst_ty(rfield, f, ntys);
-    CoreVar *r = opt_fresh_var("ww", rf);
+    CoreVar *r = core_opt_fresh_var("ww", rf);
     CoreExpr *c = core_expr_new(CE_CON, b->var->span);
     c->con = rcon;
     c->ntyargs = nrargs;
@@ -432,7 +432,7 @@ static bool split(Ana *A, CoreBind *b, Fun *f, CoreDataCon *rcon, BindVec *out) 
     c->nargs = 1;
     c->args = LZ_NEW_ARRAY(CoreExpr *, 1);
     c->args[0] = core_var(r);
-    call = opt_mk_case_default(call, r, wrtype, c);
+    call = core_opt_mk_case_default(call, r, wrtype, c);
   }
   for (int i = f->np - 1; i >= 0; i--) {
     if (!pcon[i]) continue;
@@ -442,7 +442,7 @@ static bool split(Ana *A, CoreBind *b, Fun *f, CoreDataCon *rcon, BindVec *out) 
     alt->vars = LZ_NEW_ARRAY(CoreVar *, 1);
     alt->vars[0] = ys[i];
     alt->rhs = call;
-    call = opt_mk_case(core_var(xs[i]), opt_fresh_var("ww", xs[i]->type), wrtype, 1, alt);
+    call = core_opt_mk_case(core_var(xs[i]), core_opt_fresh_var("ww", xs[i]->type), wrtype, 1, alt);
   }
   CoreExpr *wrapper = call;
   for (int i = f->np - 1; i >= 0; i--) wrapper = core_lam(xs[i], wrapper);
@@ -515,15 +515,15 @@ static void ww_expr(Ana *A, CoreExpr *e, int depth) {
   }
 }
 
-int opt_worker_wrapper(Opt *O) {
+int core_opt_worker_wrapper(Opt *O) {
   CoreProgram *p = O->p;
   Ana A = {O, 0};
   int before = O->st.worker_wrapper;
-  opt_index_globals(O);
+  core_opt_index_globals(O);
   for (int g = 0; g < p->groups.len; g++) {
     CoreBindGroup *grp = &p->groups.data[g];
     for (int i = 0; i < grp->nbinds; i++)
-      if (!(opt_vvi(O, grp->binds[i].var)->flags & VI_NOINLINE)) ww_expr(&A, grp->binds[i].rhs, 0);
+      if (!(core_opt_vvi(O, grp->binds[i].var)->flags & VI_NOINLINE)) ww_expr(&A, grp->binds[i].rhs, 0);
     int n;
     CoreBind *nb = ww_group(&A, grp->binds, grp->nbinds, &n);
     if (nb) {
@@ -532,6 +532,6 @@ int opt_worker_wrapper(Opt *O) {
       grp->rec = true;
     }
   }
-  opt_index_globals(O);
+  core_opt_index_globals(O);
   return O->st.worker_wrapper - before;
 }
