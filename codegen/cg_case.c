@@ -378,6 +378,9 @@ void cg_case(CgFn *f, StgExpr *e, LLVMValueRef ret) {
       return;
     }
     if (k->nlive > 3) cg_push(f, words + 4, k->nlive - 3);
+    /* the alternatives have no heap check of their own (their registers are not an
+     * entry's): make this function a safe point, so a loop through them has one */
+    f->allocates = true;
     cg_tail_call(f, k->fast, v, k->nlive > 0 ? words[1] : NULL, k->nlive > 1 ? words[2] : NULL,
                  k->nlive > 2 ? words[3] : NULL);
     f->sp = sp;

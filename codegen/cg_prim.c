@@ -82,6 +82,121 @@ static LLVMValueRef c_call(CgFn *f, StgExpr *e) {
   return r;
 }
 
+/* ---- Integer fast paths ---------------------------------------------------------------------
+ * A small Integer is {&lz_integer_small_info, int64} tagged 1 (rts.h), and arguments arrive
+ * evaluated and tagged. When every argument is small and the result fits, arithmetic,
+ * comparisons and conversions are done inline (with LLVM's overflow intrinsics); anything
+ * else calls the runtime, which has GMP. Results are canonical: small whenever they fit. */
+
+enum { IOP_ADD, IOP_SUB, IOP_MUL, IOP_QUOT, IOP_REM, IOP_DIV, IOP_MOD, IOP_CMP, IOP_EQ, IOP_NEG,
+       IOP_TOINT };
+
+static LLVMValueRef is_small(CgFn *f, LLVMValueRef p) {
+  Cg *cg = f->cg;
+  LLVMValueRef info = cg_load(f, p, -1);
+  return LLVMBuildICmp(cg->b, LLVMIntEQ, info, cg_const_ptr_word(cg, cg->rt_integer_small_info, 0), "");
+}
+
+static LLVMValueRef small_integer(CgFn *f, LLVMValueRef v) {
+  Cg *cg = f->cg;
+  LLVMValueRef p = cg_alloc(f, 2);
+  cg_store(f, p, 0, cg_const_ptr_word(cg, cg->rt_integer_small_info, 0));
+  cg_store(f, p, 8, v);
+  cg_count_alloc(f, LZ_GRANULE_BYTES);
+  return LLVMBuildOr(cg->b, p, cg_word(cg, 1), "integer");
+}
+
+static LLVMValueRef overflow_op(CgFn *f, const char *name, LLVMValueRef a, LLVMValueRef b, LLVMValueRef *ovf) {
+  Cg *cg = f->cg;
+  LLVMTypeRef fields[2] = {cg->t_word, cg->t_i1};
+  LLVMTypeRef rt = LLVMStructTypeInContext(cg->ctx, fields, 2, 0);
+  LLVMTypeRef ps[2] = {cg->t_word, cg->t_word};
+  LLVMValueRef fn = get_fn(cg, name, rt, ps, 2);
+  LLVMValueRef args[2] = {a, b};
+  LLVMValueRef r = call(cg, fn, args, 2);
+  *ovf = LLVMBuildExtractValue(cg->b, r, 1, "");
+  return LLVMBuildExtractValue(cg->b, r, 0, "");
+}
+
+static LLVMValueRef integer_op(CgFn *f, StgExpr *e, int op) {
+  Cg *cg = f->cg;
+  LLVMBuilderRef b = cg->b;
+  int n = op == IOP_NEG || op == IOP_TOINT ? 1 : 2;
+  LLVMValueRef a = cg_atom(f, &e->args[0]), c = n > 1 ? cg_atom(f, &e->args[1]) : NULL;
+  LLVMValueRef ok = is_small(f, a);
+  if (n > 1) ok = LLVMBuildAnd(b, ok, is_small(f, c), "");
+  LLVMBasicBlockRef fast = cg_block(f, "small"), slow = cg_block(f, "big"), join = cg_block(f, "integer");
+  LLVMBuildCondBr(b, ok, fast, slow);
+  LLVMPositionBuilderAtEnd(b, fast);
+  LLVMValueRef x = cg_load(f, a, 7), y = n > 1 ? cg_load(f, c, 7) : NULL;
+  LLVMValueRef r = NULL, bad = NULL; /* bad: take the slow path after all */
+  bool boxed = true;
+  switch (op) {
+  case IOP_ADD: r = overflow_op(f, "llvm.sadd.with.overflow.i64", x, y, &bad); break;
+  case IOP_SUB: r = overflow_op(f, "llvm.ssub.with.overflow.i64", x, y, &bad); break;
+  case IOP_MUL: r = overflow_op(f, "llvm.smul.with.overflow.i64", x, y, &bad); break;
+  case IOP_NEG:
+    bad = LLVMBuildICmp(b, LLVMIntEQ, x, cg_word(cg, INT64_MIN), "");
+    r = LLVMBuildSub(b, cg_word(cg, 0), x, "");
+    break;
+  case IOP_QUOT:
+  case IOP_REM:
+  case IOP_DIV:
+  case IOP_MOD: {
+    /* the divisor is nonzero (checked in Lz); minBound / -1 overflows: slow path */
+    LLVMValueRef m1 = LLVMBuildICmp(b, LLVMIntEQ, y, cg_word(cg, -1), "");
+    LLVMValueRef mn = LLVMBuildICmp(b, LLVMIntEQ, x, cg_word(cg, INT64_MIN), "");
+    bad = LLVMBuildAnd(b, m1, mn, "");
+    LLVMValueRef safe_y = LLVMBuildSelect(b, bad, cg_word(cg, 1), y, "");
+    LLVMValueRef q = LLVMBuildSDiv(b, x, safe_y, ""), rm = LLVMBuildSRem(b, x, safe_y, "");
+    if (op == IOP_QUOT) r = q;
+    else if (op == IOP_REM) r = rm;
+    else {
+      /* floor: adjust when the remainder is nonzero and its sign differs from the divisor's */
+      LLVMValueRef nz = LLVMBuildICmp(b, LLVMIntNE, rm, cg_word(cg, 0), "");
+      LLVMValueRef diff = LLVMBuildICmp(b, LLVMIntSLT, LLVMBuildXor(b, rm, safe_y, ""), cg_word(cg, 0), "");
+      LLVMValueRef adj = LLVMBuildAnd(b, nz, diff, "");
+      r = op == IOP_DIV ? LLVMBuildSub(b, q, LLVMBuildZExt(b, adj, cg->t_word, ""), "")
+                        : LLVMBuildAdd(b, rm, LLVMBuildSelect(b, adj, safe_y, cg_word(cg, 0), ""), "");
+    }
+    break;
+  }
+  case IOP_CMP: {
+    LLVMValueRef gt = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntSGT, x, y, ""), cg->t_word, "");
+    LLVMValueRef lt = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntSLT, x, y, ""), cg->t_word, "");
+    r = LLVMBuildSub(b, gt, lt, "");
+    boxed = false;
+    break;
+  }
+  case IOP_EQ:
+    r = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntEQ, x, y, ""), cg->t_word, "");
+    boxed = false;
+    break;
+  case IOP_TOINT:
+    r = x;
+    boxed = false;
+    break;
+  }
+  if (bad) {
+    LLVMBasicBlockRef fine = cg_block(f, "fits");
+    LLVMBuildCondBr(b, bad, slow, fine);
+    LLVMPositionBuilderAtEnd(b, fine);
+  }
+  if (boxed) r = small_integer(f, r);
+  LLVMBasicBlockRef fast_end = LLVMGetInsertBlock(b);
+  LLVMBuildBr(b, join);
+  LLVMPositionBuilderAtEnd(b, slow);
+  LLVMValueRef s = c_call(f, e);
+  LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(b);
+  LLVMBuildBr(b, join);
+  LLVMPositionBuilderAtEnd(b, join);
+  LLVMValueRef phi = LLVMBuildPhi(b, cg->t_word, "");
+  LLVMValueRef vals[2] = {r, s};
+  LLVMBasicBlockRef blocks[2] = {fast_end, slow_end};
+  LLVMAddIncoming(phi, vals, blocks, 2);
+  return phi;
+}
+
 LLVMValueRef cg_primop(CgFn *f, StgExpr *e) {
   Cg *cg = f->cg;
   LLVMBuilderRef b = cg->b;
@@ -176,6 +291,19 @@ LLVMValueRef cg_primop(CgFn *f, StgExpr *e) {
   case P_SAME_MUTVAR: return to_int(cg, LLVMBuildICmp(b, LLVMIntEQ, x, y, ""));
   case P_REALWORLD: return cg_word(cg, 0);
   case P_UNSAFE_COERCE: return x;
+  /* Integer: inline when small (see above) */
+  case P_INTEGER_FROM_INT: return small_integer(f, x);
+  case P_INTEGER_TO_INT: return integer_op(f, e, IOP_TOINT);
+  case P_INTEGER_ADD: return integer_op(f, e, IOP_ADD);
+  case P_INTEGER_SUB: return integer_op(f, e, IOP_SUB);
+  case P_INTEGER_MUL: return integer_op(f, e, IOP_MUL);
+  case P_INTEGER_NEGATE: return integer_op(f, e, IOP_NEG);
+  case P_INTEGER_QUOT: return integer_op(f, e, IOP_QUOT);
+  case P_INTEGER_REM: return integer_op(f, e, IOP_REM);
+  case P_INTEGER_DIV: return integer_op(f, e, IOP_DIV);
+  case P_INTEGER_MOD: return integer_op(f, e, IOP_MOD);
+  case P_INTEGER_COMPARE: return integer_op(f, e, IOP_CMP);
+  case P_INTEGER_EQ: return integer_op(f, e, IOP_EQ);
   case P_DATA_TO_TAG: {
     /* the argument is evaluated and tagged: tag - 1, or the info table's tag for 7 */
     LLVMValueRef t = cg_ptr_tag(f, x);

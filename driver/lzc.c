@@ -230,7 +230,10 @@ static int generate_code(Options *o, CoreProgram *core) {
   CgOptions co = {.opt_level = o->opt_level, .module_name = o->input};
   CgModule *m = cg_generate(stg, &co);
   phase_time("codegen");
-  if (!m) return lz_error_count() > 0 ? EXIT_INTERNAL : EXIT_INTERNAL;
+  if (!m) {
+    fprintf(stderr, "lzc: internal error: code generation failed (please report)\n");
+    return EXIT_INTERNAL;
+  }
   char *msg = NULL;
   if (!o->no_lint && !cg_verify(m, &msg)) {
     fprintf(stderr, "lzc: internal error: the generated LLVM module is invalid (please report):\n%s",

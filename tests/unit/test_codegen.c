@@ -275,6 +275,23 @@ static void test_run_doubles_and_integers(void **state) {
              0);
 }
 
+static void test_run_integer_fast_paths(void **state) {
+  (void)state;
+  /* small/big boundaries of the inline Integer paths, and floor vs truncate */
+  expect_run("main :: IO ()\n"
+             "main = do\n"
+             "  let m = 9223372036854775807 :: Integer\n"
+             "      n = -9223372036854775808 :: Integer\n"
+             "  print (m + 1, n - 1, m * 2, negate n, n `quot` (-1))\n"
+             "  print [(-7) `div` 2, (-7) `mod` 2, 7 `div` (-2), 7 `mod` (-2), (-7) `quot` 2, (-7) `rem` 2 :: Integer]\n"
+             "  print (compare m n, m == m, (m + 1) - 1 == m, fromInteger (m + 2) :: Int)\n"
+             "  print (sum [1 .. 100000 :: Integer], product [1 .. 20 :: Integer] `div` 3)\n",
+             "(9223372036854775808,-9223372036854775809,18446744073709551614,9223372036854775808,"
+             "9223372036854775808)\n[-4,1,-4,-1,-3,-1]\n(GT,True,True,-9223372036854775807)\n"
+             "(5000050000,810967336058880000)\n",
+             0);
+}
+
 static void test_run_join_points_and_loops(void **state) {
   (void)state;
   expect_run("collatz :: Int -> Int\n"
@@ -346,6 +363,7 @@ static int codegen_tests(void) {
       cmocka_unit_test(test_run_partial_and_oversaturated),
       cmocka_unit_test(test_run_many_constructors),
       cmocka_unit_test(test_run_doubles_and_integers),
+      cmocka_unit_test(test_run_integer_fast_paths),
       cmocka_unit_test(test_run_join_points_and_loops),
       cmocka_unit_test(test_run_deep_recursion),
       cmocka_unit_test(test_run_sharing_and_laziness),
