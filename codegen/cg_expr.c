@@ -46,6 +46,33 @@ bool cg_is_whnf(CgFn *f, StgVar *v) {
   return vi->whnf;
 }
 
+/* Claim the thunk `t` (whose info table is `info`) for this thread: eager blackholing.
+ * The spare word keeps the thunk's own info table, from which the update learns its size
+ * to clear the free variables. Vanilla: two plain stores. Threaded: the info word is
+ * swapped for BLACKHOLE with a compare-and-swap, so of two threads entering the same thunk
+ * exactly one evaluates it; the loser re-examines it with lz_eval (an IND: the value; a
+ * BLACKHOLE: it blocks until the update). The spare word is written only after winning:
+ * before that it may already hold another thread's result. Note [Eager blackholing] in
+ * docs/notes/threaded-rts.md. */
+static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
+  Cg *cg = f->cg;
+  LLVMValueRef own = cg_const_ptr_word(cg, info, 0), bh = cg_const_ptr_word(cg, cg->rt_blackhole_info, 0);
+  if (!cg->opts.threaded) {
+    cg_store(f, t, 8, own);
+    cg_store(f, t, 0, bh);
+    return;
+  }
+  LLVMValueRef p = LLVMBuildIntToPtr(cg->b, t, cg->t_wordp, "");
+  LLVMValueRef x = LLVMBuildAtomicCmpXchg(cg->b, p, own, bh, LLVMAtomicOrderingAcquireRelease,
+                                          LLVMAtomicOrderingAcquire, 0);
+  LLVMBasicBlockRef won = cg_block(f, "claimed"), lost = cg_block(f, "taken");
+  LLVMBuildCondBr(cg->b, LLVMBuildExtractValue(cg->b, x, 1, ""), won, lost);
+  LLVMPositionBuilderAtEnd(cg->b, lost);
+  cg_tail_call(f, cg->rt_eval, t, NULL, NULL, NULL);
+  LLVMPositionBuilderAtEnd(cg->b, won);
+  cg_store(f, t, 8, own);
+}
+
 /* The entry code of a closure: FUN: r1 = the closure, arguments in r2..r4 and on the
  * stack; THUNK: r1 = the thunk, blackholed and updated (Note [Back end and runtime ABI]). */
 void cg_closure_body(Cg *cg, StgRhs *rhs) {
@@ -70,10 +97,7 @@ void cg_closure_body(Cg *cg, StgRhs *rhs) {
   } else {
     for (int i = 0; i < rhs->nfvs; i++)
       cg_bind(f, rhs->fvs[i], cg_from_word(f, cg_load(f, r1, 8 * (2 + i)), rhs->fvs[i]->rep));
-    /* eager blackholing (the spare word keeps the thunk's own info table, from which the
-     * update learns its size to clear the free variables), then the update frame */
-    cg_store(f, r1, 8, cg_const_ptr_word(cg, vi->info, 0));
-    cg_store(f, r1, 0, cg_const_ptr_word(cg, cg->rt_blackhole_info, 0));
+    claim_thunk(f, r1, vi->info); /* eager blackholing, then the update frame */
     LLVMValueRef frame[2] = {cg_const_ptr_word(cg, cg->rt_update_frame_info, 0), r1};
     cg_push(f, frame, 2);
   }
@@ -141,8 +165,7 @@ void cg_ap_thunk_bodies(Cg *cg) {
     LLVMValueRef t = cg_param(f, 2);
     LLVMValueRef fn = cg_load(f, t, 16), a[3] = {NULL, NULL, NULL};
     for (int i = 0; i < n; i++) a[i] = cg_load(f, t, 8 * (3 + i));
-    cg_store(f, t, 8, cg_const_ptr_word(cg, cg->ap_thunk_info[n], 0));
-    cg_store(f, t, 0, cg_const_ptr_word(cg, cg->rt_blackhole_info, 0));
+    claim_thunk(f, t, cg->ap_thunk_info[n]);
     LLVMValueRef frame[2] = {cg_const_ptr_word(cg, cg->rt_update_frame_info, 0), t};
     cg_push(f, frame, 2);
     cg_tail_call(f, cg->rt_apply[n], fn, a[0], a[1], a[2]);

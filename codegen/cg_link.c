@@ -25,17 +25,26 @@ static bool is_file(const char *path) {
 }
 
 const char *cg_find_runtime(const char *exe_dir, const char *fallback) {
+  return cg_find_runtime_way(exe_dir, "liblzrts.a", fallback);
+}
+
+/* `archive` is the way's file name (liblzrts.a, liblzrts_thr.a, ...); `fallback` the vanilla
+ * archive's path in the build tree, whose directory holds the other ways too. */
+const char *cg_find_runtime_way(const char *exe_dir, const char *archive, const char *fallback) {
   const char *env = getenv("LZ_RTS_LIB");
-  if (env && *env) return env;
+  if (env && *env && strcmp(archive, "liblzrts.a") == 0) return env;
   if (exe_dir) {
-    const char *cands[] = {"%s/liblzrts.a", "%s/rts/liblzrts.a", "%s/../lib/lz/liblzrts.a",
-                           "%s/../lib/liblzrts.a"};
+    const char *cands[] = {"%s/%s", "%s/rts/%s", "%s/../lib/lz/%s", "%s/../lib/%s"};
     for (size_t i = 0; i < sizeof cands / sizeof *cands; i++) {
-      char *p = lz_fmt(cands[i], exe_dir);
+      char *p = lz_fmt(cands[i], exe_dir, archive);
       if (is_file(p)) return p;
     }
   }
-  if (is_file(fallback)) return fallback;
+  if (fallback) {
+    const char *slash = strrchr(fallback, '/');
+    char *p = slash ? lz_fmt("%.*s/%s", (int)(slash - fallback), fallback, archive) : (char *)archive;
+    if (is_file(p)) return p;
+  }
   return NULL;
 }
 

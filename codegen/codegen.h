@@ -31,6 +31,9 @@ typedef struct CgOptions {
   const char *module_name;  /* LLVM module identifier (e.g. the source file); may be NULL */
   bool all_bindings;        /* generate every top-level binding, not only those reachable
                                from main (tests) */
+  bool threaded;            /* the threaded way: thunks are claimed with an atomic
+                               compare-and-swap (Note [Eager blackholing], docs/notes/
+                               threaded-rts.md) */
 } CgOptions;
 
 /* Translate a (linted) STG program. Returns NULL after reporting errors with lz_error (for
@@ -66,6 +69,9 @@ void cg_dispose(CgModule *m);
  * (installed); else `fallback` (the build tree's path compiled into lzc), if it exists.
  * Returns NULL when none exists. */
 const char *cg_find_runtime(const char *exe_dir, const char *fallback);
+/* The same for one runtime way's archive: "liblzrts.a" (vanilla), "liblzrts_l.a"
+ * (-eventlog), "liblzrts_thr.a" (-threaded); looked for next to `fallback` last. */
+const char *cg_find_runtime_way(const char *exe_dir, const char *archive, const char *fallback);
 
 /* Link `object` into the executable `output` with the system C compiler ($CC, else cc):
  *     cc object -o output runtime -lgc -lgmp -lm -lpthread

@@ -227,7 +227,8 @@ static int generate_code(Options *o, CoreProgram *core) {
     return EXIT_INTERNAL;
   }
   phase_time("stg");
-  CgOptions co = {.opt_level = o->opt_level, .module_name = o->input};
+  bool threaded = o->threaded || o->replay;
+  CgOptions co = {.opt_level = o->opt_level, .module_name = o->input, .threaded = threaded};
   CgModule *m = cg_generate(stg, &co);
   phase_time("codegen");
   if (!m) {
@@ -255,9 +256,10 @@ static int generate_code(Options *o, CoreProgram *core) {
     return 0;
   }
   const char *output = o->output ? o->output : default_output(o->input);
-  const char *rts = cg_find_runtime(exe_dir(), LZ_RTS_LIB);
+  const char *archive = threaded ? "liblzrts_thr.a" : o->eventlog ? "liblzrts_l.a" : "liblzrts.a";
+  const char *rts = cg_find_runtime_way(exe_dir(), archive, LZ_RTS_LIB);
   if (!rts) {
-    fprintf(stderr, "lzc: error: cannot find the runtime library liblzrts.a (set LZ_RTS_LIB)\n");
+    fprintf(stderr, "lzc: error: cannot find the runtime library %s (set LZ_RTS_LIB)\n", archive);
     cg_dispose(m);
     return EXIT_USER_ERROR;
   }

@@ -62,10 +62,12 @@ LzWord lz_prim_sizeofMutableArray(LzCap *cap, LzWord a) {
   return ((LzWord *)a)[0];
 }
 
+#if !LZ_THREADED /* the threaded way's spark# is in sched.c */
 LzWord lz_prim_spark(LzCap *cap, LzWord box) {
   (void)cap, (void)box;
   return 0;
 }
+#endif
 
 LzWord lz_prim_unsafeCoerce(LzCap *cap, LzWord x) {
   (void)cap;

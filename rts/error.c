@@ -65,6 +65,10 @@ _Noreturn void lz_internal_error(const char *fmt, ...) {
 
 /* raiseError# :: [Char] -> a  (the message is fully evaluated) */
 LzWord lz_prim_raiseError(LzCap *cap, LzWord msg) {
+#if LZ_THREADED
+  if (lz_sched_is_spark_thread(cap)) /* speculative work must not end the program */
+    lz_sched_raise_in_spark(cap, msg);
+#endif
   (void)cap;
   size_t len;
   char *text = lz_string_utf8(msg, -1, false, &len);

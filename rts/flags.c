@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "eventlog.h"
 #include "rts_priv.h"
 
 LzFlags lz_flags;
@@ -26,6 +27,10 @@ void lz_flags_default(LzFlags *f) {
   size_t phys = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : (size_t)8 << 30;
   f->max_stack_bytes = phys / 10 * 8;
   f->initial_heap_bytes = (size_t)4 << 20; /* measured: fewer collections, still in cache */
+  f->eventlog_classes = LZ_EVC_DEFAULT;
+  f->ncaps = 1;
+  f->ctx_switch_ns = 20000000u; /* GHC's default -C0.02 */
+  f->spark_pool = 4096;         /* GHC's default -e4096 (Note [Spark pools]) */
 }
 
 bool lz_parse_size(const char *s, size_t *out) {
@@ -61,10 +66,14 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
 
 /* The flag needs another way of building the program? Returns the compile flags. */
 static const char *other_way(const char *a) {
+#if !LZ_THREADED
   if (a[1] == 'N' || (a[1] == 'q' && a[2]))
     return "-threaded";
+#endif
+#if !LZ_WAY_EVENTLOG
   if (a[1] == 'l' || !strcmp(a, "-v") || !strncmp(a, "-ol", 3))
     return "-eventlog";
+#endif
   if (a[1] == 'p' || a[1] == 'P' || (a[1] == 'h' && a[2] != 0) || !strcmp(a, "-h") ||
       !strcmp(a, "-xc"))
     return "-prof";
@@ -83,6 +92,57 @@ static int rts_option(const char *a, LzFlags *f, char *err, size_t errlen) {
   if (a[0] != '-')
     return fail(err, errlen, "unexpected RTS argument: %s", a);
   switch (a[1]) {
+#if LZ_WAY_EVENTLOG
+  case 'l': /* -l[classes]: GHC's letters s g p f u a, -x removes x; unknown: warning */
+    f->eventlog = true;
+    for (const char *c = a + 2; *c; c++) {
+      char one[3] = {c[0], 0, 0};
+      if (c[0] == '-' && c[1])
+        one[1] = *++c;
+      if (!lz_eventlog_parse_classes(one, &f->eventlog_classes) && !f->eventlog_bad_class)
+        f->eventlog_bad_class = *c;
+    }
+    return 0;
+  case 'o':
+    if (a[2] == 'l' && a[3]) {
+      f->eventlog_file = (char *)a + 3;
+      return 0;
+    }
+    return fail(err, errlen, "unknown RTS option: %s", a);
+#endif
+#if LZ_THREADED
+  case 'N': /* -N: one capability per core; -N<n> */
+    if (!a[2]) {
+      f->ncaps = 0;
+      return 0;
+    }
+    {
+      char *end;
+      long n = strtol(a + 2, &end, 10);
+      if (*end || n < 1 || n > 256)
+        return fail(err, errlen, "bad value for -N: %s (1..256)", a + 2);
+      f->ncaps = (unsigned)n;
+    }
+    return 0;
+  case 'q': /* GHC's -q* scheduler/GC tuning flags: accepted, no effect here */
+    return 0;
+#endif
+  case 'C': { /* -C<secs>: context-switch interval */
+    char *end;
+    double secs = a[2] ? strtod(a + 2, &end) : 0;
+    if (a[2] && (*end || secs < 0 || secs > 3600))
+      return fail(err, errlen, "bad value for -C: %s", a + 2);
+    f->ctx_switch_ns = secs > 0 ? (uint64_t)(secs * 1e9) : 1000000u; /* -C0: 1 ms */
+    return 0;
+  }
+  case 'e': {
+    char *end;
+    long n = strtol(a + 2, &end, 10);
+    if (!a[2] || *end || n < 1 || n > (1L << 24))
+      return fail(err, errlen, "bad value for -e: %s", a + 2);
+    f->spark_pool = (size_t)n;
+    return 0;
+  }
   case 's':
     f->stats = true;
     f->stats_file = a[2] && strcmp(a + 2, "stderr") ? (char *)a + 2 : NULL;
@@ -159,6 +219,22 @@ static const char *const usage[] = {
     "",
     "  -s[<file>] Summary GC statistics (if <file> omitted, uses stderr)",
     "",
+#if LZ_WAY_EVENTLOG
+    "  -l[flags]  Log events to a file <program>.eventlog (GHC's format)",
+    "             flags: s scheduler, g GC, p spark counters, f one event per spark,",
+    "             u user events, a all; -x disables x (default: sgpu)",
+    "  -ol<file>  Write the event log to <file>",
+    "",
+#endif
+#if LZ_THREADED
+    "  -N[<n>]    Use <n> processors (default: 1, -N alone: one per core)",
+    "  -C<secs>   Context-switch interval in seconds (default 0.02)",
+    "  -e<n>      Maximum number of outstanding local sparks (default 4096)",
+    "",
+#else
+    "  -C<secs>   Context-switch interval in seconds (default 0.02)",
+    "",
+#endif
     "  -N, -q*  need a program built with -threaded; -l with -eventlog;",
     "  -p, -h   with -prof; --record, --replay with -replay",
     "",

@@ -68,7 +68,14 @@ LZ_FN(lz_update_frame_entry) {
   LzWord *thunk = (LzWord *)sp[1];
   clear_free_vars(cap, thunk);
   thunk[1] = r1; /* result first, then the info: a reader never sees IND without it */
+#if LZ_THREADED
+  /* threads may wait for it: Note [Eager blackholing] (rts/blackhole.c) */
+  LzWord old = __atomic_exchange_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_ACQ_REL);
+  if (old == (LzWord)&lz_blackhole_waited_info)
+    lz_blackhole_wake(cap, thunk);
+#else
   __atomic_store_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_RELEASE);
+#endif
   sp += 2;
   LZ_RETURN();
 }
@@ -84,10 +91,13 @@ LZ_FN(lz_ind_entry) {
   LZ_RETURN();
 }
 
+#if !LZ_THREADED
 LZ_FN(lz_blackhole_entry) {
-  /* Vanilla: one thread, so any blackhole is ours — a thunk that needs its own value. */
+  /* Vanilla: one thread, so any blackhole is ours — a thunk that needs its own value.
+   * (The threaded way's is in blackhole.c.) */
   lz_loop(cap);
 }
+#endif
 
 /* Constructors (and PAPs, Integers) entered through an untagged pointer: return them
  * tagged. */
@@ -121,13 +131,34 @@ LZ_FN(lz_eval) {
   LZ_RETURN();
 }
 
+/* Safe points. Vanilla: nothing to switch to. Threaded: the scheduler decides (sched.c,
+ * lz_sched_yield_wanted): the thread stops with its registers saved and resumes exactly
+ * there. */
 LZ_FN(lz_yield_enter) {
   cap->yield = 0;
+#if LZ_THREADED
+  if (lz_sched_yield_wanted(cap)) {
+    LzThread *t = cap->tso;
+    t->next = LZ_INFO(r1)->entry;
+    t->sp = sp, t->r1 = r1, t->r2 = r2, t->r3 = r3, t->r4 = r4;
+    lz_sched_stopping(cap, t, LZ_STOP_YIELD, 3 /* ThreadYielding */);
+    return;
+  }
+#endif
   LZ_ENTER();
 }
 
 LZ_FN(lz_yield_return) {
   cap->yield = 0;
+#if LZ_THREADED
+  if (lz_sched_yield_wanted(cap)) {
+    LzThread *t = cap->tso;
+    t->next = ((const LzInfo *)sp[0])->entry;
+    t->sp = sp, t->r1 = r1;
+    lz_sched_stopping(cap, t, LZ_STOP_YIELD, 3 /* ThreadYielding */);
+    return;
+  }
+#endif
   LZ_RETURN();
 }
 

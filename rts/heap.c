@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eventlog.h"
 #include "rts_priv.h"
 
 static bool gc_started;
@@ -46,11 +47,18 @@ static void gmp_free(void *p, size_t n) {
 /* Clear the words below the running thread's sp when a collection starts inside
  * lz_alloc_slow (the only time the runtime knows the exact sp). */
 static void on_gc_event(GC_EventType ev) {
-  if (ev == GC_EVENT_START && lz_main_cap && lz_main_cap->rest && lz_main_cap->rest->gc_sp) {
-    LzThread *t = lz_main_cap->tso;
-    LzWord *sp = lz_main_cap->rest->gc_sp;
+  LzCap *cap = lz_current_cap; /* the capability whose allocation started the collection */
+  if (ev == GC_EVENT_START && cap && cap->rest && cap->rest->gc_sp) {
+    LzThread *t = cap->tso;
+    LzWord *sp = cap->rest->gc_sp;
     if (t && sp > t->stack && sp <= t->stack + t->stack_words)
       memset(t->stack, 0, (size_t)(sp - t->stack) * sizeof(LzWord));
+  }
+  if (cap && cap->rest && cap->rest->ev) {
+    if (ev == GC_EVENT_START)
+      lz_ev_gc_start(cap->rest->ev);
+    else if (ev == GC_EVENT_END)
+      lz_ev_gc_end(cap->rest->ev);
   }
   lz_stats_gc_event((int)ev);
 }

@@ -21,13 +21,25 @@
 #define LZ_STACK_RED 32              /* words below sp_lim kept free for the runtime */
 #define LZ_STACK_INIT_WORDS 4096     /* initial stack: 32 KiB */
 
+typedef enum LzThreadKind { LZ_THREAD_MAIN, LZ_THREAD_SPARK } LzThreadKind;
+
 typedef struct LzThread {
   LzWord *stack;        /* lowest word of the stack object (GC-allocated)            */
   size_t stack_words;   /* its size                                                  */
   LzWord *sp;           /* saved stack pointer while not running                      */
   LzWord result;        /* what the stop frame received                               */
   uint32_t id;
+  /* threaded way (sched.c): how to resume, and where the thread is */
+  LzThreadKind kind;
+  uint32_t cap_no;      /* the capability it last ran on (its run queue when woken)  */
+  LzCode next;          /* resume: next(cap, sp, r1, r2, r3, r4)                      */
+  LzWord r1, r2, r3, r4;
+  struct LzThread *link; /* run queue or blackhole wait list                          */
+  LzWord blocked_on;    /* the BLACKHOLE it waits for (wait list)                     */
 } LzThread;
+
+/* Why a thread returned to the scheduler (threaded way): set before returning. */
+typedef enum LzStopWhy { LZ_STOP_FINISHED, LZ_STOP_YIELD, LZ_STOP_BLOCKED, LZ_STOP_DIED } LzStopWhy;
 
 struct LzCapPriv {
   LzWord *gc_sp;        /* sp during lz_alloc_slow (dead words below it are cleared at GC) */
@@ -36,10 +48,42 @@ struct LzCapPriv {
    * logged (+RTS -lf), so each call site tests one pointer. */
   struct LzEvBuf *ev;
   struct LzEvBuf *ev_sparks;
+  struct LzSched *sched; /* threaded way: the scheduler's part (sched.c), else NULL     */
 };
 
 LzThread *lz_thread_new(LzCap *cap, size_t words);
 void lz_cap_attach(LzCap *cap, LzThread *t); /* make t the running thread of cap */
+
+/* ---- the threaded way (sched.c, blackhole.c; Note [Threaded runtime] in
+ * docs/notes/threaded-rts.md) ------------------------------------------------------- */
+
+extern unsigned lz_ncaps;          /* capabilities running (1 in the vanilla way)       */
+extern LzCap **lz_caps;            /* lz_caps[i]->cap_no == i                           */
+extern __thread LzCap *lz_current_cap; /* the capability this OS thread runs, or NULL   */
+/* Run the program's main thread to completion on -N capabilities; never returns. */
+_Noreturn void lz_sched_main(LzCap *cap0, LzWord *main_closure);
+/* Stop every other capability (they park at their next safe point); called by lz_exit
+ * before the event log is closed. Waits at most a moment. */
+void lz_sched_stop_others(void);
+/* A thread became runnable again (woken from a blackhole): queue it on its capability. */
+void lz_sched_wake(LzCap *cap, LzThread *t);
+/* The running thread stops: state saved in t, why in the capability; returns to C. */
+void lz_sched_stopping(LzCap *cap, LzThread *t, LzStopWhy why, uint16_t ev_status);
+/* raiseError# in a spark thread: the thunks it was evaluating re-raise the error when
+ * someone demands them; the thread ends (longjmp to its scheduler). */
+_Noreturn void lz_sched_raise_in_spark(LzCap *cap, LzWord msg);
+bool lz_sched_is_spark_thread(LzCap *cap);
+void lz_sched_init(void);            /* make the -N capabilities (after lz_rts_init)    */
+struct LzSparkCounters;
+void lz_sched_final_sparks(struct LzSparkCounters *sum); /* prune at exit, sum, log     */
+uint64_t lz_sched_alloc_bytes(void); /* over all capabilities                          */
+/* At a safe point: should the running thread give way (another thread is runnable, or
+ * the program is stopping)? */
+bool lz_sched_yield_wanted(LzCap *cap);
+/* Blackholes (blackhole.c): wake every thread waiting for `thunk` (just updated). */
+void lz_blackhole_wake(LzCap *cap, LzWord *thunk);
+extern const LzInfo lz_blackhole_waited_info; /* a BLACKHOLE someone waits for          */
+extern const LzInfo lz_raise_info;            /* {info, message}: raises on entry        */
 
 /* ---- flags -------------------------------------------------------------------------- */
 
@@ -50,6 +94,13 @@ typedef struct LzFlags {
   size_t max_heap_bytes;     /* -M (0: unlimited) */
   size_t initial_heap_bytes; /* -A / -H: Boehm's initial heap (collections happen about
                                 every third of it while live data is small) */
+  bool eventlog;             /* -l[classes]: write an event log (eventlog way only) */
+  uint32_t eventlog_classes; /* LZ_EVC_* mask, from -l's letters (default GHC's: sgpu) */
+  char *eventlog_file;       /* -ol<file>: NULL for <prog>.eventlog */
+  char eventlog_bad_class;   /* an unknown -l letter: GHC warns and goes on */
+  unsigned ncaps;            /* -N[n] (threaded way; 1 otherwise)                        */
+  uint64_t ctx_switch_ns;    /* -C<secs>: pre-emption interval (GHC's default 20 ms)     */
+  size_t spark_pool;         /* -e<n>: maximum outstanding local sparks (GHC: 4096)     */
 } LzFlags;
 
 extern LzFlags lz_flags;
@@ -73,7 +124,8 @@ void lz_stats_start(void);        /* process start: INIT begins */
 void lz_stats_mut_start(void);    /* main begins */
 void lz_stats_mut_end(void);      /* main finished (or exit called) */
 void lz_stats_gc_event(int event);
-void lz_stats_print(FILE *f, uint64_t alloc_bytes);
+/* extra: lines printed after the GC table (threaded: TASKS and SPARKS), "" for none */
+void lz_stats_print(FILE *f, uint64_t alloc_bytes, const char *extra);
 char *lz_format_commas(uint64_t n, char *buf); /* buf: >= 32 bytes */
 
 /* ---- heap and values ---------------------------------------------------------------- */

@@ -8,15 +8,21 @@
  * program exits 0; every exit (normal, exit#, errors) goes through lz_exit, which
  * flushes the handles and prints the -s summary.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "eventlog.h"
 #include "rts_priv.h"
+#include "sparkpool.h"
 
 const char *lz_prog_name;
 int lz_prog_argc;
 char **lz_prog_argv;
 LzCap *lz_main_cap;
+unsigned lz_ncaps = 1;
+LzCap **lz_caps = &lz_main_cap;
+__thread LzCap *lz_current_cap;
 
 static bool flags_set;
 
@@ -37,12 +43,61 @@ LzCap *lz_rts_init(void) {
     lz_main_cap->rest = priv;
   }
   lz_cap_attach(lz_main_cap, lz_thread_new(lz_main_cap, LZ_STACK_INIT_WORDS));
+  lz_current_cap = lz_main_cap;
   return lz_main_cap;
+}
+
+/* Start the event log asked for by -l (the eventlog way): dies like GHC when the file
+ * cannot be written. Capability 0 gets its buffer. */
+static void eventlog_start(int argc, char **argv) {
+  if (lz_flags.eventlog_bad_class)
+    lz_message("unknown trace option: %c", lz_flags.eventlog_bad_class);
+  if (!lz_flags.eventlog)
+    return;
+  char name[4096];
+  const char *path = lz_flags.eventlog_file;
+  if (!path) {
+    snprintf(name, sizeof name, "%s.eventlog", lz_prog_name);
+    path = name;
+  }
+  LzEvOptions o = {0};
+  o.classes = lz_flags.eventlog_classes;
+  if (lz_eventlog_open(path, lz_ncaps, argc, argv, &o) != 0)
+    lz_die(1, "initEventLogFileWriter: can't open %s: %s", path, strerror(errno));
+  for (unsigned i = 0; i < lz_ncaps; i++) {
+    lz_caps[i]->rest->ev = lz_ev_on(LZ_EVC_SCHED) ? lz_ev_cap_buf(i) : NULL;
+    lz_caps[i]->rest->ev_sparks = lz_ev_on(LZ_EVC_SPARKS_FULL) ? lz_ev_cap_buf(i) : NULL;
+  }
+}
+
+/* No capability may run any more (threaded way: the scheduler stops them first). */
+static void eventlog_end(void) {
+  if (!lz_eventlog_is_open())
+    return;
+  for (unsigned i = 0; lz_main_cap && i < lz_ncaps; i++)
+    lz_caps[i]->rest->ev = lz_caps[i]->rest->ev_sparks = NULL;
+  if (lz_eventlog_close() != 0)
+    lz_message("error writing the event log");
 }
 
 _Noreturn void lz_exit(int status) {
   lz_stats_mut_end();
+  uint64_t alloc = lz_main_cap ? lz_main_cap->alloc_bytes : 0;
+  char extra[256] = "";
+#if LZ_THREADED
+  if (lz_caps != &lz_main_cap) { /* the scheduler started */
+    lz_sched_stop_others();
+    LzSparkCounters sparks;
+    lz_sched_final_sparks(&sparks);
+    alloc = lz_sched_alloc_bytes();
+    int n = snprintf(extra, sizeof extra, "  TASKS: %u (1 bound, %u peak workers (%u total), using -N%u)\n\n",
+                     lz_ncaps + 1, lz_ncaps, lz_ncaps, lz_ncaps);
+    n += lz_spark_format_stats(extra + n, sizeof extra - (size_t)n, &sparks);
+    snprintf(extra + n, sizeof extra - (size_t)n, "\n\n");
+  }
+#endif
   lz_io_flush_all();
+  eventlog_end();
   if (lz_flags.stats) {
     FILE *f = stderr;
     if (lz_flags.stats_file) {
@@ -50,7 +105,7 @@ _Noreturn void lz_exit(int status) {
       if (!f)
         f = stderr;
     }
-    lz_stats_print(f, lz_main_cap ? lz_main_cap->alloc_bytes : 0);
+    lz_stats_print(f, alloc, extra);
     fflush(f);
     if (f != stderr)
       fclose(f);
@@ -59,6 +114,7 @@ _Noreturn void lz_exit(int status) {
 }
 
 int lz_rts_main(int argc, char **argv, LzWord *main_closure) {
+  lz_ev_clock_start(); /* event times count from here */
   lz_stats_start();
   const char *slash = argc > 0 && argv[0] ? strrchr(argv[0], '/') : NULL;
   lz_prog_name = slash ? slash + 1 : argc > 0 && argv[0] ? argv[0] : "lz";
@@ -76,7 +132,15 @@ int lz_rts_main(int argc, char **argv, LzWord *main_closure) {
   }
   lz_prog_argv = args;
   LzCap *cap = lz_rts_init();
+#if LZ_THREADED
+  lz_sched_init();
+#endif
+  eventlog_start(argc, argv);
   lz_stats_mut_start();
+#if LZ_THREADED
+  lz_sched_main(cap, main_closure);
+#else
   lz_run(cap, lz_apply_1, (LzWord)main_closure, 0, 0, 0); /* main realWorld# */
   lz_exit(0);
+#endif
 }

@@ -78,7 +78,7 @@ char *lz_format_commas(uint64_t n, char *buf) {
   return buf;
 }
 
-void lz_stats_print(FILE *f, uint64_t alloc) {
+void lz_stats_print(FILE *f, uint64_t alloc, const char *extra) {
   Stamp end = now();
   if (!mut_started)
     t_mut_start = end;
@@ -110,6 +110,7 @@ void lz_stats_print(FILE *f, uint64_t alloc) {
   fprintf(f, "  Gen %2d     %5lu colls, %5d par   %6.3fs  %6.3fs     %3.4fs    %3.4fs\n\n", 1,
           gc_count, 0, gc_cpu, gc_wall, gc_count ? gc_wall / (double)gc_count : 0.0,
           gc_max_pause);
+  fputs(extra, f);
   fprintf(f, "  INIT    time  %7.3fs  (%7.3fs elapsed)\n", init_cpu, init_wall);
   fprintf(f, "  MUT     time  %7.3fs  (%7.3fs elapsed)\n", mut_cpu, mut_wall);
   fprintf(f, "  GC      time  %7.3fs  (%7.3fs elapsed)\n", gc_cpu, gc_wall);

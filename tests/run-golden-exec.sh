@@ -13,7 +13,8 @@
 # only the failing names. NAME... restricts the run (NAME, NAME.lz or a path).
 # Env: TIMEOUT (seconds per run, default 20), CTIMEOUT (seconds per compilation, default
 # 120), JOBS (parallel programs, default the number of CPUs), KEEP=1 keeps the temporary
-# directory.
+# directory, LZC_FLAGS (more compiler flags, e.g. -threaded), RTS_N (a list of -N values,
+# e.g. "1 2 4": each program is run once with `+RTS -Nn -RTS` for each; all must pass).
 set -u
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -61,7 +62,8 @@ run_one() {
   local name="$1" dir="$tmp/$1"
   mkdir -p "$dir"
   local res="$tmp/$name.result"
-  (cd "$golden" && timeout "$CTIMEOUT" "$LZC" "$OPT" "$name.lz" -o "$dir/$name") >"$dir/compile.out" 2>&1
+  # shellcheck disable=SC2086
+  (cd "$golden" && timeout "$CTIMEOUT" "$LZC" "$OPT" ${LZC_FLAGS:-} "$name.lz" -o "$dir/$name") >"$dir/compile.out" 2>&1
   local cstatus=$?
   if [ "$cstatus" = 124 ]; then
     echo "compilation timed out after ${CTIMEOUT}s" >"$res"
@@ -70,9 +72,26 @@ run_one() {
     echo "compile failed: $(grep -m1 -E 'error|rror:' "$dir/compile.out" || head -n1 "$dir/compile.out")" >"$res"
     return
   fi
+  local variants=("")
+  if [ -n "${RTS_N:-}" ]; then
+    variants=()
+    for n in $RTS_N; do variants+=("-N$n"); done
+  fi
+  local v why=""
+  for v in "${variants[@]}"; do
+    why="$(run_variant "$name" "$dir" "$v")"
+    [ -n "$why" ] && break
+  done
+  if [ -z "$why" ]; then echo ok >"$res"; else echo "$why" >"$res"; fi
+}
+
+# run NAME once (with +RTS $3 -RTS when $3 is set); prints why it failed, or nothing
+run_variant() {
+  local name="$1" dir="$2" v="$3" rts=()
+  [ -n "$v" ] && rts=(+RTS "$v" -RTS)
   local in=/dev/null
   [ -f "$golden/$name.stdin" ] && in="$golden/$name.stdin"
-  (cd "$dir" && timeout "$TIMEOUT" "./$name" <"$in" >"$dir/stdout" 2>"$dir/stderr")
+  (cd "$dir" && timeout "$TIMEOUT" "./$name" "${rts[@]}" <"$in" >"$dir/stdout" 2>"$dir/stderr")
   local status=$?
   local want_status=0
   [ -f "$golden/$name.exit" ] && want_status="$(tr -d '[:space:]' <"$golden/$name.exit")"
@@ -93,10 +112,11 @@ run_one() {
     want="$(head -n1 "$golden/$name.stderr")"
     [ "$got" != "$want" ] && why="stderr: got '$got', expected '$want'"
   fi
-  if [ -z "$why" ]; then echo ok >"$res"; else echo "$why" >"$res"; fi
+  [ -n "$why" ] && [ -n "$v" ] && why="($v) $why"
+  printf '%s' "$why"
 }
-export -f run_one
-export LZC OPT TIMEOUT CTIMEOUT tmp golden
+export -f run_one run_variant
+export LZC OPT TIMEOUT CTIMEOUT tmp golden LZC_FLAGS RTS_N
 
 printf '%s\n' "${progs[@]}" | xargs -P "$JOBS" -I{} bash -c 'run_one "$1"' _ {}
 

@@ -1,0 +1,202 @@
+/* lzprof.h — the profiler's public face: an event log read into memory (eventlog_read.c),
+ * the model computed from it in one pass (model.c: per-capability state intervals,
+ * per-thread times, spark fates and spark runs), and the sub-commands that print or draw
+ * that model (cmd_sparks.c, cmd_threads.c, timeline_*.c).
+ *
+ * The log is GHC's binary event-log format (docs/notes/eventlog.md); what each
+ * sub-command computes, and the exact definitions of states and intervals, are in
+ * docs/notes/lzprof.md. Times are nanoseconds since the log's clock start.
+ */
+#ifndef LZPROF_H
+#define LZPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- the event log ------------------------------------------------------------------- */
+
+/* GHC 9.0's event numbers that lzprof interprets (the header may declare more; those are
+ * skipped using their declared sizes). */
+enum {
+  LZP_CREATE_THREAD = 0,
+  LZP_RUN_THREAD = 1,
+  LZP_STOP_THREAD = 2,
+  LZP_THREAD_RUNNABLE = 3,
+  LZP_MIGRATE_THREAD = 4,
+  LZP_THREAD_WAKEUP = 8,
+  LZP_GC_START = 9,
+  LZP_GC_END = 10,
+  LZP_CREATE_SPARK_THREAD = 15,
+  LZP_BLOCK_MARKER = 18,
+  LZP_CAP_CREATE = 45,
+  LZP_SPARK_COUNTERS = 34,
+  LZP_SPARK_CREATE = 35,
+  LZP_SPARK_DUD = 36,
+  LZP_SPARK_OVERFLOW = 37,
+  LZP_SPARK_RUN = 38,
+  LZP_SPARK_STEAL = 39,
+  LZP_SPARK_FIZZLE = 40,
+  LZP_SPARK_GC = 41,
+  LZP_THREAD_LABEL = 44,
+  LZP_RTS_IDENTIFIER = 29,
+  LZP_DATA_END = 0xffff,
+};
+
+/* Lz's own optional events, found by their description in the header (their numbers are
+ * whatever the log declares in 1000..2047): see Note [Spark sites] in lzprof.md. */
+#define LZP_DESC_SPARK_SITE "Lz: spark site" /* var: site u32, UTF-8 "name file:line:col" */
+#define LZP_DESC_SPARK_INFO "Lz: spark"      /* 12: spark id u64, site u32 */
+
+enum { LZP_NO_CAP = -1, LZP_MAX_CAPS = 1024 };
+
+typedef struct {
+  uint64_t time;    /* ns */
+  uint32_t payload; /* offset of the payload in LzpLog.data */
+  uint16_t type;
+  uint16_t len;      /* payload bytes */
+  int32_t cap;       /* from the enclosing block marker; LZP_NO_CAP for global blocks */
+  uint32_t file_off; /* byte offset of the event in the file (for messages) */
+} LzpEvent;
+
+typedef struct {
+  int32_t size; /* payload size, -1: variable */
+  char *desc;   /* NULL: not declared */
+} LzpEventType;
+
+typedef struct {
+  uint8_t *data; /* the whole file */
+  size_t size;
+  LzpEventType *types; /* indexed by event number, 65536 entries */
+  LzpEvent *ev;        /* sorted by time (stable: file order among equal times) */
+  size_t n_ev;
+  int n_caps;          /* highest capability seen + 1 */
+  int has_end;         /* EVENT_DATA_END was present */
+  int spark_site_type; /* event number of LZP_DESC_SPARK_SITE, or -1 */
+  int spark_info_type; /* event number of LZP_DESC_SPARK_INFO, or -1 */
+  char rts_id[128];
+} LzpLog;
+
+/* Reads and decodes PATH. On error writes "lzprof: PATH: byte N: what" into ERR and
+ * returns -1 (the log is then empty). Warnings (e.g. no end marker) go to WARN (may be
+ * NULL). */
+int lzp_log_read(const char *path, LzpLog *log, char *err, size_t errlen, FILE *warn);
+void lzp_log_free(LzpLog *log);
+
+/* Payload accessors: big-endian, 0 past the payload's end. */
+uint16_t lzp_u16(const LzpLog *log, const LzpEvent *e, size_t off);
+uint32_t lzp_u32(const LzpLog *log, const LzpEvent *e, size_t off);
+uint64_t lzp_u64(const LzpLog *log, const LzpEvent *e, size_t off);
+
+/* ---- the model ----------------------------------------------------------------------- */
+
+typedef enum { LZP_IDLE, LZP_RUNNING, LZP_GC, LZP_BLOCKED, LZP_N_STATES } LzpCapState;
+extern const char *const lzp_state_names[LZP_N_STATES];
+
+/* ghc-events' names of STOP_THREAD statuses (GHC >= 7.8.3 numbering), 0..20. */
+enum { LZP_N_STOP = 21 };
+const char *lzp_stop_name(unsigned status); /* "thread finished", ... */
+int lzp_stop_is_blocked(unsigned status);
+
+typedef struct {
+  uint64_t t0, t1;
+  uint32_t tid;     /* running: the thread; blocked: the thread that blocked */
+  uint8_t state;    /* LzpCapState */
+  uint8_t stop;     /* running: the status that ended it (255: log ended) */
+  uint32_t blocker; /* running, stopped on a black hole: its owner */
+} LzpInterval;
+
+typedef enum {
+  LZP_SP_CREATE,
+  LZP_SP_DUD,
+  LZP_SP_OVERFLOW,
+  LZP_SP_RUN,
+  LZP_SP_STEAL,
+  LZP_SP_FIZZLE,
+  LZP_SP_GC,
+  LZP_SP_N
+} LzpSparkKind;
+extern const char *const lzp_spark_kind_names[LZP_SP_N];
+
+typedef struct {
+  uint64_t time;
+  uint64_t id;   /* (cap << 48) | seq; 0: unknown */
+  uint32_t site; /* index into LzpModel.sites + 1; 0: none */
+  uint32_t tid;  /* the thread running on the capability, 0: none */
+  int32_t cap;
+  uint8_t kind;     /* LzpSparkKind */
+  uint8_t victim;   /* steals: the capability it came from (mod 256) */
+  uint8_t id_known; /* id from an Lz spark event (1) or inferred (0) */
+  uint64_t run_ns;  /* RUN/STEAL: time until the next stop or spark run on the cap */
+} LzpSparkEvent;
+
+typedef struct {
+  uint64_t counts[LZP_SP_N];
+  uint64_t counters[7]; /* last SPARK_COUNTERS: crt dud ovf cnv gcd fiz rem */
+  int has_counters;
+} LzpSparkTotals;
+
+typedef struct {
+  uint32_t tid;
+  char label[48];
+  int32_t cap;       /* where it last ran (or was created) */
+  uint64_t created;  /* time of CREATE_THREAD (or first sight) */
+  uint64_t finished; /* time it stopped with "finished"; 0: never */
+  int spark_thread;
+  /* per state time, and stops by status; per capability where it happened (the
+   * capability the thread was on when the interval started) */
+  uint64_t *run_ns, *runnable_ns, *blocked_ns; /* [n_caps] */
+  uint32_t *runs;                              /* [n_caps] */
+  uint32_t *stops;                             /* [n_caps * LZP_N_STOP] */
+  /* state machine while reading */
+  uint8_t st; /* 0 runnable, 1 running, 2 blocked, 3 finished */
+  uint64_t since;
+  int32_t st_cap;
+} LzpThread;
+
+typedef struct {
+  char *label;
+  uint64_t counts[LZP_SP_N];
+} LzpSite;
+
+typedef struct {
+  const LzpLog *log;
+  int n_caps;
+  uint64_t t_begin, t_end; /* first and last event times */
+  LzpInterval **iv;        /* per capability, in time order */
+  size_t *n_iv;
+  LzpThread *threads; /* in order of creation */
+  size_t n_threads;
+  LzpSparkEvent *sparks; /* in time order */
+  size_t n_sparks;
+  LzpSparkTotals *cap_sparks; /* [n_caps] */
+  LzpSite *sites;
+  size_t n_sites;
+  int has_spark_events, has_counters, has_site_info;
+} LzpModel;
+
+int lzp_model_build(const LzpLog *log, LzpModel *m, char *err, size_t errlen);
+void lzp_model_free(LzpModel *m);
+LzpThread *lzp_model_thread(const LzpModel *m, uint32_t tid); /* NULL: unknown */
+
+/* Formats a duration in ns as "12.3 µs" etc. into BUF. */
+const char *lzp_fmt_ns(uint64_t ns, char *buf, size_t len);
+
+/* ---- sub-commands (argv after the sub-command's name; return the exit status) -------- */
+int lzp_cmd_sparks(int argc, char **argv);
+int lzp_cmd_threads(int argc, char **argv);
+int lzp_cmd_timeline(int argc, char **argv);
+
+/* Timeline writers (timeline_html.c, timeline_svg.c) over a built model. */
+typedef struct {
+  size_t detail_budget; /* bytes of exact interval/event records the HTML may embed */
+  unsigned width;       /* SVG width in pixels */
+  const char *title;
+} LzpTimelineOptions;
+int lzp_timeline_html(const LzpModel *m, FILE *out, const LzpTimelineOptions *o);
+int lzp_timeline_svg(const LzpModel *m, FILE *out, const LzpTimelineOptions *o);
+
+/* Shared by the commands: open, read and model a log, or print the error. */
+int lzp_load(const char *path, LzpLog *log, LzpModel *m);
+
+#endif

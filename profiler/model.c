@@ -1,0 +1,457 @@
+/* model.c — the one pass over a sorted event log that every lzprof sub-command reads.
+ *
+ * It replays the scheduler's events per capability and per thread as two small state
+ * machines: a capability is GC (between its GC_START and GC_END), else running (between
+ * RUN_THREAD and STOP_THREAD), else blocked (its last thread stopped with a blocking
+ * status) or idle; a thread is runnable, running, blocked or finished. Each change of a
+ * capability's state closes an interval; each change of a thread's state adds the time
+ * since the previous change to that thread's per-capability totals. Spark events are
+ * collected in time order with the thread that was running, a spark id (from the Lz
+ * spark event that follows it when the log has those, otherwise inferred: see Note
+ * [Spark ids in GHC logs] in docs/notes/lzprof.md) and, for runs and steals, the run
+ * time. The definitions are in docs/notes/lzprof.md.
+ */
+#include "lzprof.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const lzp_state_names[LZP_N_STATES] = {"idle", "running", "GC", "blocked"};
+const char *const lzp_spark_kind_names[LZP_SP_N] = {"created", "dud",     "overflowed", "run",
+                                                    "stolen",  "fizzled", "GC'd"};
+
+static const char *const stop_names[LZP_N_STOP] = {"no status",
+                                                   "heap overflow",
+                                                   "stack overflow",
+                                                   "thread yielding",
+                                                   "thread blocked",
+                                                   "thread finished",
+                                                   "making a foreign call",
+                                                   "blocked on an MVar",
+                                                   "blocked on black hole",
+                                                   "blocked on I/O read",
+                                                   "blocked on I/O write",
+                                                   "blocked on delay",
+                                                   "blocked in STM retry",
+                                                   "blocked on asyncDoProc",
+                                                   "blocked in a foreign call",
+                                                   "blocked in a foreign call",
+                                                   "blocked in throwTo",
+                                                   "thread migrating",
+                                                   "waiting for data to be globalised",
+                                                   "no status",
+                                                   "blocked reading an MVar"};
+
+const char *lzp_stop_name(unsigned status) {
+  return status < LZP_N_STOP ? stop_names[status] : "unknown status";
+}
+
+int lzp_stop_is_blocked(unsigned status) {
+  return status == 4 || (status >= 6 && status < LZP_N_STOP && status != 17 && status != 19);
+}
+
+const char *lzp_fmt_ns(uint64_t ns, char *buf, size_t len) {
+  if (ns < 10000)
+    snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+  else if (ns < 10000000)
+    snprintf(buf, len, "%.1f µs", ns / 1e3);
+  else if (ns < 10000000000ull)
+    snprintf(buf, len, "%.1f ms", ns / 1e6);
+  else
+    snprintf(buf, len, "%.2f s", ns / 1e9);
+  return buf;
+}
+
+/* ---- growable arrays and the thread table ------------------------------------------ */
+
+static int grow(void **p, size_t *cap, size_t n, size_t elem) {
+  if (n < *cap) return 0;
+  size_t nc = *cap ? *cap * 2 : 64;
+  void *np = realloc(*p, nc * elem);
+  if (!np) return -1;
+  *p = np;
+  *cap = nc;
+  return 0;
+}
+
+typedef struct {
+  uint32_t *keys; /* tid + 1; 0 empty */
+  uint32_t *vals;
+  size_t cap;
+} TidMap;
+
+static uint32_t *tidmap_slot(TidMap *m, uint32_t tid) {
+  size_t i = (tid * 2654435761u) & (m->cap - 1);
+  while (m->keys[i] && m->keys[i] != tid + 1)
+    i = (i + 1) & (m->cap - 1);
+  return &m->keys[i];
+}
+
+typedef struct {
+  LzpModel *m;
+  TidMap map;
+  size_t cap_threads, *cap_iv, cap_sparks;
+  /* per capability */
+  uint32_t *running; /* running thread, 0 none */
+  uint8_t *in_gc, *after_block;
+  uint32_t *blocked_tid;
+  uint64_t *since;
+  uint8_t *cur;    /* current LzpCapState */
+  uint64_t *seq;   /* spark sequence numbers */
+  uint64_t **fifo; /* created sparks not yet taken (inferred ids) */
+  size_t *fifo_head, *fifo_n, *fifo_cap;
+  size_t *last_spark;  /* index of the capability's last spark event + 1 */
+  size_t *pending_run; /* index of a spark run whose end is not seen yet + 1 */
+  size_t cap_sites;
+} Builder;
+
+static LzpThread *thread_get(Builder *b, uint32_t tid, uint64_t t, int32_t cap) {
+  LzpModel *m = b->m;
+  if ((m->n_threads + 1) * 2 > b->map.cap) {
+    TidMap nm = {calloc(b->map.cap * 2, 4), calloc(b->map.cap * 2, 4), b->map.cap * 2};
+    if (!nm.keys || !nm.vals) return NULL;
+    for (size_t i = 0; i < b->map.cap; i++)
+      if (b->map.keys[i]) {
+        uint32_t *s = tidmap_slot(&nm, b->map.keys[i] - 1);
+        *s = b->map.keys[i];
+        nm.vals[s - nm.keys] = b->map.vals[i];
+      }
+    free(b->map.keys);
+    free(b->map.vals);
+    b->map = nm;
+  }
+  uint32_t *s = tidmap_slot(&b->map, tid);
+  if (*s) return &m->threads[b->map.vals[s - b->map.keys]];
+  if (grow((void **)&m->threads, &b->cap_threads, m->n_threads, sizeof *m->threads) < 0)
+    return NULL;
+  LzpThread *th = &m->threads[m->n_threads];
+  memset(th, 0, sizeof *th);
+  int nc = m->n_caps;
+  th->tid = tid;
+  th->cap = cap < 0 ? 0 : cap;
+  th->created = t;
+  th->since = t;
+  th->st_cap = th->cap;
+  th->run_ns = calloc(nc, 8);
+  th->runnable_ns = calloc(nc, 8);
+  th->blocked_ns = calloc(nc, 8);
+  th->runs = calloc(nc, 4);
+  th->stops = calloc((size_t)nc * LZP_N_STOP, 4);
+  if (!th->run_ns || !th->runnable_ns || !th->blocked_ns || !th->runs || !th->stops) return NULL;
+  *s = tid + 1;
+  b->map.vals[s - b->map.keys] = (uint32_t)m->n_threads++;
+  return th;
+}
+
+LzpThread *lzp_model_thread(const LzpModel *m, uint32_t tid) {
+  for (size_t i = 0; i < m->n_threads; i++)
+    if (m->threads[i].tid == tid) return &m->threads[i];
+  return NULL;
+}
+
+/* Ends the thread's current state at T (adds its duration) and enters ST on CAP. */
+static void thread_enter(LzpThread *th, uint8_t st, uint64_t t, int32_t cap) {
+  uint64_t d = t > th->since ? t - th->since : 0;
+  int c = th->st_cap;
+  if (th->st == 0)
+    th->runnable_ns[c] += d;
+  else if (th->st == 1)
+    th->run_ns[c] += d;
+  else if (th->st == 2)
+    th->blocked_ns[c] += d;
+  th->st = st;
+  th->since = t;
+  if (cap >= 0) th->st_cap = cap;
+}
+
+/* ---- capability intervals ----------------------------------------------------------- */
+
+static uint8_t cap_state(Builder *b, int c) {
+  if (b->in_gc[c]) return LZP_GC;
+  if (b->running[c]) return LZP_RUNNING;
+  return b->after_block[c] ? LZP_BLOCKED : LZP_IDLE;
+}
+
+/* Closes capability C's current interval at T (ending a run with STOP/BLOCKER). */
+static int cap_close(Builder *b, int c, uint64_t t, uint8_t stop, uint32_t blocker) {
+  LzpModel *m = b->m;
+  uint8_t st = b->cur[c];
+  uint32_t tid = st == LZP_RUNNING ? b->running[c] : st == LZP_BLOCKED ? b->blocked_tid[c] : 0;
+  if (t > b->since[c] || st == LZP_RUNNING) {
+    size_t n = m->n_iv[c];
+    if (n && st != LZP_RUNNING && m->iv[c][n - 1].state == st &&
+        m->iv[c][n - 1].t1 == b->since[c]) {
+      m->iv[c][n - 1].t1 = t; /* merge idle/blocked/GC pieces */
+    } else {
+      if (grow((void **)&m->iv[c], &b->cap_iv[c], n, sizeof **m->iv) < 0) return -1;
+      m->iv[c][n] = (LzpInterval){
+          b->since[c], t, tid, st, st == LZP_RUNNING ? stop : 0, st == LZP_RUNNING ? blocker : 0};
+      m->n_iv[c]++;
+    }
+  }
+  b->since[c] = t;
+  return 0;
+}
+
+/* ---- sparks -------------------------------------------------------------------------- */
+
+static int fifo_push(Builder *b, int c, uint64_t id) {
+  if (b->fifo_head[c] > 0 && b->fifo_head[c] == b->fifo_n[c]) b->fifo_head[c] = b->fifo_n[c] = 0;
+  if (grow((void **)&b->fifo[c], &b->fifo_cap[c], b->fifo_n[c], 8) < 0) return -1;
+  b->fifo[c][b->fifo_n[c]++] = id;
+  return 0;
+}
+
+static uint64_t fifo_pop(Builder *b, int c) {
+  if (c < 0 || c >= b->m->n_caps || b->fifo_head[c] == b->fifo_n[c]) return 0;
+  return b->fifo[c][b->fifo_head[c]++];
+}
+
+static void end_spark_run(Builder *b, int c, uint64_t t) {
+  if (b->pending_run[c]) {
+    LzpSparkEvent *s = &b->m->sparks[b->pending_run[c] - 1];
+    s->run_ns = t - s->time;
+    b->pending_run[c] = 0;
+  }
+}
+
+static int spark_event(Builder *b, const LzpEvent *e, int c, uint8_t kind) {
+  LzpModel *m = b->m;
+  const LzpLog *log = m->log;
+  if (grow((void **)&m->sparks, &b->cap_sparks, m->n_sparks, sizeof *m->sparks) < 0) return -1;
+  LzpSparkEvent *s = &m->sparks[m->n_sparks];
+  memset(s, 0, sizeof *s);
+  s->time = e->time;
+  s->cap = c;
+  s->kind = kind;
+  s->tid = b->running[c];
+  switch (kind) {
+  case LZP_SP_CREATE:
+  case LZP_SP_DUD:
+  case LZP_SP_OVERFLOW:
+    s->id = (uint64_t)c << 48 | ++b->seq[c];
+    if (kind == LZP_SP_CREATE && fifo_push(b, c, s->id) < 0) return -1;
+    break;
+  case LZP_SP_STEAL:
+    s->victim = (uint8_t)lzp_u16(log, e, 0);
+    s->id = fifo_pop(b, lzp_u16(log, e, 0));
+    break;
+  default: s->id = fifo_pop(b, c);
+  }
+  if (kind == LZP_SP_RUN || kind == LZP_SP_STEAL) {
+    end_spark_run(b, c, e->time);
+    b->pending_run[c] = m->n_sparks + 1;
+  }
+  m->cap_sparks[c].counts[kind]++;
+  m->has_spark_events = 1;
+  b->last_spark[c] = ++m->n_sparks;
+  return 0;
+}
+
+/* An Lz spark event names the spark of the capability's preceding spark event. */
+static void spark_info(Builder *b, const LzpEvent *e, int c) {
+  LzpModel *m = b->m;
+  if (!b->last_spark[c]) return;
+  LzpSparkEvent *s = &m->sparks[b->last_spark[c] - 1];
+  s->id = lzp_u64(m->log, e, 0);
+  s->id_known = 1;
+  uint32_t site = lzp_u32(m->log, e, 8);
+  if (site && site <= m->n_sites && m->sites[site - 1].label) {
+    s->site = site;
+    m->sites[site - 1].counts[s->kind]++;
+    m->has_site_info = 1;
+  }
+  b->last_spark[c] = 0;
+}
+
+/* Site ids are small numbers chosen by the runtime; site N is m->sites[N - 1]. */
+static int spark_site(Builder *b, const LzpEvent *e) {
+  LzpModel *m = b->m;
+  uint32_t id = lzp_u32(m->log, e, 0);
+  if (id == 0 || id > (1u << 20) || e->len < 4) return 0; /* not a site we can index: ignored */
+  while (m->n_sites < id) {
+    if (grow((void **)&m->sites, &b->cap_sites, m->n_sites, sizeof *m->sites) < 0) return -1;
+    memset(&m->sites[m->n_sites++], 0, sizeof *m->sites);
+  }
+  LzpSite *site = &m->sites[id - 1];
+  free(site->label);
+  site->label = strndup((const char *)m->log->data + e->payload + 4, e->len - 4u);
+  return site->label ? 0 : -1;
+}
+
+/* ---- the pass -------------------------------------------------------------------------- */
+
+#define ALLOC(p, n) ((p) = calloc((n) ? (n) : 1, sizeof *(p)))
+
+static int step(Builder *b, const LzpEvent *e) {
+  LzpModel *m = b->m;
+  const LzpLog *log = m->log;
+  int c = e->cap;
+  uint64_t t = e->time;
+  LzpThread *th;
+  switch (e->type) {
+  case LZP_CREATE_THREAD: return thread_get(b, lzp_u32(log, e, 0), t, c) ? 0 : -1;
+  case LZP_CREATE_SPARK_THREAD:
+    if (!(th = thread_get(b, lzp_u32(log, e, 0), t, c))) return -1;
+    th->spark_thread = 1;
+    return 0;
+  case LZP_THREAD_LABEL:
+    if (!(th = thread_get(b, lzp_u32(log, e, 0), t, c))) return -1;
+    if (e->len > 4) {
+      size_t n = e->len - 4u < sizeof th->label - 1 ? e->len - 4u : sizeof th->label - 1;
+      memcpy(th->label, log->data + e->payload + 4, n);
+      th->label[n] = 0;
+    }
+    return 0;
+  case LZP_RUN_THREAD:
+    if (c < 0 || !(th = thread_get(b, lzp_u32(log, e, 0), t, c))) return c < 0 ? 0 : -1;
+    if (cap_close(b, c, t, 255, 0) < 0) return -1;
+    b->running[c] = th->tid;
+    b->after_block[c] = 0;
+    b->cur[c] = cap_state(b, c);
+    end_spark_run(b, c, t);
+    thread_enter(th, 1, t, c);
+    th->cap = c;
+    th->runs[c]++;
+    return 0;
+  case LZP_STOP_THREAD: {
+    if (c < 0 || !(th = thread_get(b, lzp_u32(log, e, 0), t, c))) return c < 0 ? 0 : -1;
+    unsigned status = lzp_u16(log, e, 4);
+    uint32_t blocker = status == 8 ? lzp_u32(log, e, 6) : 0;
+    if (b->running[c] == th->tid && cap_close(b, c, t, (uint8_t)status, blocker) < 0) return -1;
+    if (b->running[c] == th->tid) {
+      b->running[c] = 0;
+      b->after_block[c] = (uint8_t)lzp_stop_is_blocked(status);
+      b->blocked_tid[c] = th->tid;
+      b->cur[c] = cap_state(b, c);
+    }
+    end_spark_run(b, c, t);
+    th->stops[(size_t)c * LZP_N_STOP + (status < LZP_N_STOP ? status : 0)]++;
+    thread_enter(th, status == 5 ? 3 : lzp_stop_is_blocked(status) ? 2 : 0, t, c);
+    if (status == 5) th->finished = t;
+    return 0;
+  }
+  case LZP_THREAD_RUNNABLE:
+  case LZP_THREAD_WAKEUP:
+    if (!(th = thread_get(b, lzp_u32(log, e, 0), t, c))) return -1;
+    if (th->st == 2 || (th->st == 0 && e->type == LZP_THREAD_WAKEUP))
+      thread_enter(th, 0, t, e->type == LZP_THREAD_WAKEUP ? lzp_u16(log, e, 4) % m->n_caps : c);
+    return 0;
+  case LZP_MIGRATE_THREAD:
+    if (!(th = thread_get(b, lzp_u32(log, e, 0), t, c))) return -1;
+    thread_enter(th, th->st, t, lzp_u16(log, e, 4) % m->n_caps);
+    th->cap = th->st_cap;
+    return 0;
+  case LZP_GC_START:
+  case LZP_GC_END:
+    if (c < 0) return 0;
+    if (cap_close(b, c, t, 255, 0) < 0) return -1;
+    b->in_gc[c] = e->type == LZP_GC_START;
+    b->cur[c] = cap_state(b, c);
+    return 0;
+  case LZP_SPARK_CREATE:
+  case LZP_SPARK_DUD:
+  case LZP_SPARK_OVERFLOW:
+  case LZP_SPARK_RUN:
+  case LZP_SPARK_STEAL:
+  case LZP_SPARK_FIZZLE:
+  case LZP_SPARK_GC: return c < 0 ? 0 : spark_event(b, e, c, (uint8_t)(e->type - LZP_SPARK_CREATE));
+  case LZP_SPARK_COUNTERS:
+    if (c < 0) return 0;
+    for (int i = 0; i < 7; i++)
+      m->cap_sparks[c].counters[i] = lzp_u64(log, e, (size_t)i * 8);
+    m->cap_sparks[c].has_counters = m->has_counters = 1;
+    return 0;
+  default:
+    if (e->type == log->spark_info_type && c >= 0)
+      spark_info(b, e, c);
+    else if (e->type == log->spark_site_type)
+      return spark_site(b, e);
+    return 0;
+  }
+}
+
+int lzp_model_build(const LzpLog *log, LzpModel *m, char *err, size_t errlen) {
+  memset(m, 0, sizeof *m);
+  m->log = log;
+  int nc = m->n_caps = log->n_caps;
+  m->t_begin = log->n_ev ? log->ev[0].time : 0;
+  m->t_end = log->n_ev ? log->ev[log->n_ev - 1].time : 0;
+  Builder b = {.m = m, .map = {calloc(64, 4), calloc(64, 4), 64}};
+  int ok = b.map.keys && b.map.vals && ALLOC(m->iv, nc) && ALLOC(m->n_iv, nc) &&
+           ALLOC(m->cap_sparks, nc) && ALLOC(b.cap_iv, nc) && ALLOC(b.running, nc) &&
+           ALLOC(b.in_gc, nc) && ALLOC(b.after_block, nc) && ALLOC(b.blocked_tid, nc) &&
+           ALLOC(b.since, nc) && ALLOC(b.cur, nc) && ALLOC(b.seq, nc) && ALLOC(b.fifo, nc) &&
+           ALLOC(b.fifo_head, nc) && ALLOC(b.fifo_n, nc) && ALLOC(b.fifo_cap, nc) &&
+           ALLOC(b.last_spark, nc) && ALLOC(b.pending_run, nc);
+  for (int c = 0; ok && c < nc; c++)
+    b.since[c] = m->t_begin;
+  for (size_t i = 0; ok && i < log->n_ev; i++)
+    if (step(&b, &log->ev[i]) < 0) ok = 0;
+  for (int c = 0; ok && c < nc; c++) {
+    end_spark_run(&b, c, m->t_end);
+    if (cap_close(&b, c, m->t_end, 255, 0) < 0) ok = 0;
+  }
+  for (size_t i = 0; ok && i < m->n_threads; i++)
+    if (m->threads[i].st != 3) thread_enter(&m->threads[i], m->threads[i].st, m->t_end, -1);
+  free(b.map.keys);
+  free(b.map.vals);
+  free(b.cap_iv);
+  free(b.running);
+  free(b.in_gc);
+  free(b.after_block);
+  free(b.blocked_tid);
+  free(b.since);
+  free(b.cur);
+  free(b.seq);
+  for (int c = 0; b.fifo && c < nc; c++)
+    free(b.fifo[c]);
+  free(b.fifo);
+  free(b.fifo_head);
+  free(b.fifo_n);
+  free(b.fifo_cap);
+  free(b.last_spark);
+  free(b.pending_run);
+  if (!ok) {
+    snprintf(err, errlen, "lzprof: out of memory while analysing the log");
+    lzp_model_free(m);
+    return -1;
+  }
+  return 0;
+}
+
+void lzp_model_free(LzpModel *m) {
+  for (int c = 0; m->iv && c < m->n_caps; c++)
+    free(m->iv[c]);
+  free(m->iv);
+  free(m->n_iv);
+  for (size_t i = 0; i < m->n_threads; i++) {
+    LzpThread *th = &m->threads[i];
+    free(th->run_ns);
+    free(th->runnable_ns);
+    free(th->blocked_ns);
+    free(th->runs);
+    free(th->stops);
+  }
+  free(m->threads);
+  free(m->sparks);
+  free(m->cap_sparks);
+  for (size_t i = 0; i < m->n_sites; i++)
+    free(m->sites[i].label);
+  free(m->sites);
+  memset(m, 0, sizeof *m);
+}
+
+int lzp_load(const char *path, LzpLog *log, LzpModel *m) {
+  char err[512];
+  if (lzp_log_read(path, log, err, sizeof err, stderr) < 0) {
+    fprintf(stderr, "%s\n", err);
+    return -1;
+  }
+  if (lzp_model_build(log, m, err, sizeof err) < 0) {
+    fprintf(stderr, "%s\n", err);
+    lzp_log_free(log);
+    return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,433 @@
+/* sched.c — the threaded way's scheduler: capabilities, run queues, sparks, idling.
+ *
+ * `+RTS -N<n>` makes n capabilities, each run by one OS thread (capability 0 by the
+ * program's main OS thread). A capability runs lightweight threads (LzThread: an Lz stack
+ * and the registers to resume with) one at a time by calling their code; a thread gives
+ * the capability back by *returning* to this file's C loop, which happens only at safe
+ * points: the stop frame (finished), a heap check whose yield flag was set (pre-empted:
+ * lz_yield_*), or a blackhole owned by another thread (blocked: blackhole.c). Registers
+ * are saved in the thread, so resuming is one call.
+ *
+ * Where work comes from, in order (GHC's schedule()/findSpark()): the capability's own run
+ * queue; a spark from its own pool, then stolen from the others' (sparkpool.c), run by a
+ * spark thread that evaluates it; a runnable thread taken from another capability's run
+ * queue (migration). A capability with none spins briefly, then sleeps on its condition
+ * variable until par#, a wake-up or shutdown notifies it. The notifier checks a count of
+ * sleepers after publishing its work, the sleeper publishes itself before its last look
+ * for work (both sequentially consistent), so a wake-up is never lost.
+ *
+ * A timer thread sets every capability's yield flag each -C interval (20 ms); the running
+ * thread then gives way if another thread is waiting in its run queue. Note [Threaded
+ * runtime] in docs/notes/threaded-rts.md has the whole design.
+ */
+#include "rts_priv.h"
+
+#if LZ_THREADED
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "eventlog.h"
+#include "sparkpool.h"
+
+struct LzSched {
+  pthread_mutex_t lock; /* the run queue */
+  LzThread *rq_head, *rq_tail;
+  _Atomic uint32_t rq_len;
+  LzThread *spare; /* a finished spark thread, ready to run the next spark */
+  LzStopWhy why;   /* why the last thread returned */
+  jmp_buf died;    /* a spark thread that raised an error ends here */
+  pthread_cond_t wake;
+  bool sleeping;   /* under idle_lock */
+  _Atomic int running; /* executing Lz code (shutdown waits for 0) */
+};
+
+static LzSparkPool **pools;
+static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic unsigned n_sleeping;
+static _Atomic int shutting_down;
+
+static inline struct LzSched *S(LzCap *cap) { return cap->rest->sched; }
+
+/* ---- run queues ------------------------------------------------------------------------ */
+
+static void rq_push(LzCap *cap, LzThread *t) {
+  struct LzSched *s = S(cap);
+  pthread_mutex_lock(&s->lock);
+  t->link = NULL;
+  if (s->rq_tail)
+    s->rq_tail->link = t;
+  else
+    s->rq_head = t;
+  s->rq_tail = t;
+  atomic_fetch_add(&s->rq_len, 1);
+  pthread_mutex_unlock(&s->lock);
+}
+
+static LzThread *rq_pop(LzCap *cap) {
+  struct LzSched *s = S(cap);
+  if (atomic_load_explicit(&s->rq_len, memory_order_relaxed) == 0)
+    return NULL;
+  pthread_mutex_lock(&s->lock);
+  LzThread *t = s->rq_head;
+  if (t) {
+    s->rq_head = t->link;
+    if (!s->rq_head)
+      s->rq_tail = NULL;
+    t->link = NULL;
+    atomic_fetch_sub(&s->rq_len, 1);
+  }
+  pthread_mutex_unlock(&s->lock);
+  return t;
+}
+
+/* ---- idling and waking ----------------------------------------------------------------- */
+
+static bool work_visible(LzCap *cap) {
+  for (unsigned i = 0; i < lz_ncaps; i++)
+    if (atomic_load(&S(lz_caps[i])->rq_len) > 0 || lz_spark_pool_size(pools[i]) > 0)
+      return true;
+  (void)cap;
+  return atomic_load(&shutting_down) != 0;
+}
+
+/* Work was published (a spark, a runnable thread): wake `prefer` if it sleeps, else any
+ * sleeping capability. */
+static void notify(LzCap *prefer) {
+  atomic_thread_fence(memory_order_seq_cst);
+  if (atomic_load(&n_sleeping) == 0)
+    return;
+  pthread_mutex_lock(&idle_lock);
+  struct LzSched *target = prefer && S(prefer)->sleeping ? S(prefer) : NULL;
+  for (unsigned i = 0; !target && i < lz_ncaps; i++)
+    if (S(lz_caps[i])->sleeping)
+      target = S(lz_caps[i]);
+  if (target)
+    pthread_cond_signal(&target->wake);
+  pthread_mutex_unlock(&idle_lock);
+}
+
+static void idle_sleep(LzCap *cap) {
+  struct LzSched *s = S(cap);
+  if (cap->rest->ev)
+    lz_ev_flush(cap->rest->ev); /* an idle capability's events reach the file */
+  pthread_mutex_lock(&idle_lock);
+  atomic_fetch_add(&n_sleeping, 1);
+  if (!work_visible(cap)) {
+    s->sleeping = true;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 100 * 1000 * 1000; /* a safety net only: wake-ups are not lost */
+    if (until.tv_nsec >= 1000000000) {
+      until.tv_sec++;
+      until.tv_nsec -= 1000000000;
+    }
+    pthread_cond_timedwait(&s->wake, &idle_lock, &until);
+    s->sleeping = false;
+  }
+  atomic_fetch_sub(&n_sleeping, 1);
+  pthread_mutex_unlock(&idle_lock);
+}
+
+/* ---- threads ---------------------------------------------------------------------------- */
+
+static LzThread *spark_thread(LzCap *cap) {
+  LzThread *t = S(cap)->spare;
+  if (t) {
+    S(cap)->spare = NULL;
+  } else {
+    t = lz_thread_new(cap, LZ_STACK_INIT_WORDS / 4);
+    t->kind = LZ_THREAD_SPARK;
+    lz_ev_create_thread(cap->rest->ev, t->id);
+  }
+  t->sp = t->stack + t->stack_words - 1; /* just the stop frame */
+  return t;
+}
+
+/* Another capability's runnable thread, or NULL. */
+static LzThread *steal_thread(LzCap *cap) {
+  for (unsigned k = 1; k < lz_ncaps; k++) {
+    LzCap *victim = lz_caps[(cap->cap_no + k) % lz_ncaps];
+    LzThread *t = rq_pop(victim);
+    if (t) {
+      lz_ev_migrate_thread(cap->rest->ev, t->id, (uint16_t)cap->cap_no);
+      return t;
+    }
+  }
+  return NULL;
+}
+
+static _Noreturn void park_forever(LzCap *cap) {
+  atomic_store(&S(cap)->running, 0);
+  for (;;)
+    pause();
+}
+
+/* The next thread to run on cap: never NULL (sleeps until there is one). */
+static LzThread *find_work(LzCap *cap) {
+  for (unsigned spins = 0;; spins++) {
+    if (atomic_load(&shutting_down))
+      park_forever(cap);
+    LzThread *t = rq_pop(cap);
+    if (t)
+      return t;
+    LzSpark sp;
+    uint32_t from;
+    if (lz_spark_find(pools, lz_ncaps, cap->cap_no, &sp, &from)) {
+      t = spark_thread(cap);
+      t->next = lz_eval;
+      t->r1 = sp.closure;
+      return t;
+    }
+    t = steal_thread(cap);
+    if (t)
+      return t;
+    if (spins < 200) {
+      sched_yield();
+      continue;
+    }
+    idle_sleep(cap);
+    spins = 0;
+  }
+}
+
+void lz_sched_stopping(LzCap *cap, LzThread *t, LzStopWhy why, uint16_t ev_status) {
+  S(cap)->why = why;
+  lz_ev_stop_thread(cap->rest->ev, t->id, ev_status, 0);
+}
+
+bool lz_sched_yield_wanted(LzCap *cap) {
+  return atomic_load_explicit(&S(cap)->rq_len, memory_order_relaxed) > 0 ||
+         atomic_load_explicit(&shutting_down, memory_order_relaxed);
+}
+
+bool lz_sched_is_spark_thread(LzCap *cap) {
+  return cap->tso && ((LzThread *)cap->tso)->kind == LZ_THREAD_SPARK;
+}
+
+void lz_sched_wake(LzCap *cap, LzThread *t) {
+  LzCap *home = lz_caps[t->cap_no];
+  lz_ev_thread_wakeup(cap->rest->ev, t->id, (uint16_t)home->cap_no);
+  rq_push(home, t);
+  if (home != cap)
+    home->yield = 1; /* let it switch at its next safe point */
+  notify(home);
+}
+
+static void run(LzCap *cap, LzThread *volatile t) {
+  struct LzSched *s = S(cap);
+  atomic_store(&s->running, 1);
+  if (atomic_load(&shutting_down))
+    park_forever(cap);
+  s->why = LZ_STOP_FINISHED;
+  lz_cap_attach(cap, t);
+  t->cap_no = cap->cap_no;
+  lz_ev_run_thread(cap->rest->ev, t->id);
+  if (setjmp(s->died) == 0)
+    t->next(cap, t->sp, t->r1, t->r2, t->r3, t->r4);
+  else
+    s->why = LZ_STOP_DIED;
+  cap->tso = NULL;
+  atomic_store(&s->running, 0);
+  switch (s->why) {
+  case LZ_STOP_FINISHED:
+  case LZ_STOP_DIED:
+    if (s->why == LZ_STOP_FINISHED)
+      lz_ev_stop_thread(cap->rest->ev, t->id, LZ_EV_STOP_FINISHED, 0);
+    if (t->kind == LZ_THREAD_MAIN)
+      lz_exit(0);
+    if (!s->spare)
+      s->spare = t;
+    break;
+  case LZ_STOP_YIELD:
+    rq_push(cap, t);
+    break;
+  case LZ_STOP_BLOCKED: /* the thread belongs to the wait list now: do not touch it */
+    break;
+  }
+}
+
+static void *cap_main(void *arg) {
+  LzCap *cap = arg;
+  lz_current_cap = cap;
+  for (;;)
+    run(cap, find_work(cap));
+  return NULL;
+}
+
+/* ---- pre-emption timer ------------------------------------------------------------------- */
+
+static void *timer_main(void *arg) {
+  (void)arg;
+  uint64_t ns = lz_flags.ctx_switch_ns ? lz_flags.ctx_switch_ns : 20000000u;
+  struct timespec d = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+  for (;;) {
+    nanosleep(&d, NULL);
+    for (unsigned i = 0; i < lz_ncaps; i++)
+      lz_caps[i]->yield = 1;
+  }
+  return NULL;
+}
+
+/* ---- sparks ------------------------------------------------------------------------------ */
+
+/* par#: the closure in the Box's field becomes a spark on this capability's pool. */
+LzWord lz_prim_spark(LzCap *cap, LzWord box) {
+  LzWord x = LZ_UNTAG(box)[1];
+  if (lz_spark_new(pools[cap->cap_no], x, NULL) == LZ_SPARK_CREATED)
+    notify(NULL);
+  return 0;
+}
+
+static void spark_event(uint32_t capno, LzSparkEvent ev, LzSparkId id, uint32_t victim) {
+  (void)id;
+  LzEvBuf *eb = lz_caps[capno]->rest->ev_sparks;
+  switch (ev) {
+  case LZ_SPARK_EV_CREATE: lz_ev_spark_create(eb); break;
+  case LZ_SPARK_EV_DUD: lz_ev_spark_dud(eb); break;
+  case LZ_SPARK_EV_OVERFLOW: lz_ev_spark_overflow(eb); break;
+  case LZ_SPARK_EV_RUN: lz_ev_spark_run(eb); break;
+  case LZ_SPARK_EV_STEAL: lz_ev_spark_steal(eb, (uint16_t)victim); break;
+  case LZ_SPARK_EV_FIZZLE: lz_ev_spark_fizzle(eb); break;
+  case LZ_SPARK_EV_GC: lz_ev_spark_gc(eb); break;
+  }
+}
+
+/* ---- errors in spark threads ------------------------------------------------------------- */
+
+extern char __data_start[], _end[];
+
+static bool plausible_closure(LzWord p) {
+  if (p == 0 || (p & 7) != 0)
+    return false;
+  return GC_is_heap_ptr((void *)p) || ((char *)p >= __data_start && (char *)p < _end);
+}
+
+_Noreturn void lz_sched_raise_in_spark(LzCap *cap, LzWord msg) {
+  LzThread *t = cap->tso;
+  LzWord *top = t->stack + t->stack_words;
+  for (LzWord *p = t->stack; p + 1 < top; p++) {
+    if (p[0] != (LzWord)&lz_update_frame_info || !plausible_closure(p[1]))
+      continue;
+    LzWord *thunk = (LzWord *)p[1];
+    LzWord info = __atomic_load_n(&thunk[0], __ATOMIC_ACQUIRE);
+    if (info != (LzWord)&lz_blackhole_info && info != (LzWord)&lz_blackhole_waited_info)
+      continue;
+    thunk[1] = msg;
+    LzWord old = __atomic_exchange_n(&thunk[0], (LzWord)&lz_raise_info, __ATOMIC_ACQ_REL);
+    if (old == (LzWord)&lz_blackhole_waited_info)
+      lz_blackhole_wake(cap, thunk);
+  }
+  lz_ev_stop_thread(cap->rest->ev, t->id, LZ_EV_STOP_FINISHED, 0);
+  longjmp(S(cap)->died, 1);
+}
+
+/* ---- start and stop ---------------------------------------------------------------------- */
+
+static LzCap *new_cap(unsigned no) {
+  LzCap *cap = no == 0 ? lz_main_cap : GC_MALLOC_UNCOLLECTABLE(sizeof(LzCap));
+  if (!cap)
+    lz_heap_exhausted();
+  if (no != 0) {
+    memset(cap, 0, sizeof *cap);
+    cap->rest = GC_MALLOC_UNCOLLECTABLE(sizeof(struct LzCapPriv));
+    if (!cap->rest)
+      lz_heap_exhausted();
+    memset(cap->rest, 0, sizeof *cap->rest);
+  }
+  cap->cap_no = no;
+  struct LzSched *s = GC_MALLOC_UNCOLLECTABLE(sizeof(struct LzSched));
+  if (!s)
+    lz_heap_exhausted();
+  memset(s, 0, sizeof *s);
+  pthread_mutex_init(&s->lock, NULL);
+  pthread_cond_init(&s->wake, NULL);
+  cap->rest->sched = s;
+  pools[no] = lz_spark_pool_new(no, lz_flags.spark_pool);
+  if (!pools[no])
+    lz_heap_exhausted();
+  return cap;
+}
+
+void lz_sched_init(void) {
+  unsigned n = lz_flags.ncaps;
+  if (n == 0) {
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    n = c > 0 ? (unsigned)c : 1;
+  }
+  lz_ncaps = n;
+  lz_caps = GC_MALLOC_UNCOLLECTABLE(n * sizeof(LzCap *));
+  pools = GC_MALLOC_UNCOLLECTABLE(n * sizeof(LzSparkPool *));
+  if (!lz_caps || !pools)
+    lz_heap_exhausted();
+  for (unsigned i = 0; i < n; i++)
+    lz_caps[i] = new_cap(i);
+}
+
+_Noreturn void lz_sched_main(LzCap *cap0, LzWord *main_closure) {
+  if (lz_eventlog_is_open() && lz_ev_on(LZ_EVC_SPARKS_FULL))
+    lz_spark_hook = spark_event;
+  LzThread *main_thread = cap0->tso;
+  main_thread->kind = LZ_THREAD_MAIN;
+  main_thread->next = lz_apply_1; /* main realWorld# */
+  main_thread->r1 = (LzWord)main_closure;
+  main_thread->r2 = 0;
+  lz_ev_create_thread(cap0->rest->ev, main_thread->id);
+  rq_push(cap0, main_thread);
+  pthread_t tid;
+  for (unsigned i = 1; i < lz_ncaps; i++)
+    if (pthread_create(&tid, NULL, cap_main, lz_caps[i]) != 0)
+      lz_die(1, "cannot start the OS thread of capability %u", i);
+  if (pthread_create(&tid, NULL, timer_main, NULL) != 0)
+    lz_die(1, "cannot start the timer thread");
+  cap_main(cap0);
+  lz_exit(0);
+}
+
+void lz_sched_stop_others(void) {
+  if (!lz_caps || atomic_exchange(&shutting_down, 1))
+    return;
+  for (unsigned i = 0; i < lz_ncaps; i++)
+    lz_caps[i]->yield = 1;
+  pthread_mutex_lock(&idle_lock);
+  for (unsigned i = 0; i < lz_ncaps; i++)
+    pthread_cond_signal(&S(lz_caps[i])->wake);
+  pthread_mutex_unlock(&idle_lock);
+  LzCap *self = lz_current_cap;
+  for (int ms = 0; ms < 1000; ms++) {
+    bool all = true;
+    for (unsigned i = 0; i < lz_ncaps; i++)
+      if (lz_caps[i] != self && atomic_load(&S(lz_caps[i])->running))
+        all = false;
+    if (all)
+      break;
+    struct timespec d = {0, 1000000};
+    nanosleep(&d, NULL);
+  }
+}
+
+/* At exit (others stopped): the remaining sparks are GC'd (Note [GC'd sparks]); the
+ * counters are summed for +RTS -s and posted to the event log. */
+void lz_sched_final_sparks(LzSparkCounters *sum) {
+  for (unsigned i = 0; i < lz_ncaps; i++) {
+    lz_spark_pool_prune(pools[i], true, NULL);
+    LzEvSparkCounters c = {0};
+    const LzSparkCounters *k = &pools[i]->counters;
+    c.created = k->created, c.dud = k->dud, c.overflowed = k->overflowed;
+    c.converted = k->converted, c.gcd = k->gcd, c.fizzled = k->fizzled;
+    lz_ev_spark_counters(lz_caps[i]->rest->ev, &c);
+  }
+  lz_spark_counters_sum(pools, lz_ncaps, sum);
+}
+
+uint64_t lz_sched_alloc_bytes(void) {
+  uint64_t n = 0;
+  for (unsigned i = 0; i < lz_ncaps; i++)
+    n += lz_caps[i]->alloc_bytes;
+  return n;
+}
+
+#endif
