@@ -33,6 +33,11 @@ const char *cg_find_runtime(const char *exe_dir, const char *fallback) {
 const char *cg_find_runtime_way(const char *exe_dir, const char *archive, const char *fallback) {
   const char *env = getenv("LZ_RTS_LIB");
   if (env && *env && strcmp(archive, "liblzrts.a") == 0) return env;
+  const char *dir = getenv("LZ_RTS_DIR"); /* e.g. a sanitizer build of the runtime */
+  if (dir && *dir) {
+    char *p = lz_fmt("%s/%s", dir, archive);
+    if (is_file(p)) return p;
+  }
   if (exe_dir) {
     const char *cands[] = {"%s/%s", "%s/rts/%s", "%s/../lib/lz/%s", "%s/../lib/%s"};
     for (size_t i = 0; i < sizeof cands / sizeof *cands; i++) {
@@ -51,8 +56,13 @@ const char *cg_find_runtime_way(const char *exe_dir, const char *archive, const 
 bool cg_link(const char *object, const char *output, const char *runtime, char **err) {
   const char *cc = getenv("CC");
   if (!cc || !*cc) cc = "cc";
-  const char *argv[] = {cc,   object,  "-o",   output,         runtime, "-lgc",
-                        "-lgmp", "-lm", "-lpthread", NULL};
+  /* LZC_LINK_FLAGS: extra words for the link (e.g. -fsanitize=thread with CC=clang) */
+  const char *argv[16] = {cc, object, "-o", output, runtime, "-lgc", "-lgmp", "-lm", "-lpthread"};
+  int argc = 9;
+  char *extra = getenv("LZC_LINK_FLAGS") ? lz_strdup(getenv("LZC_LINK_FLAGS")) : NULL;
+  for (char *w = extra ? strtok(extra, " ") : NULL; w && argc < 15; w = strtok(NULL, " "))
+    argv[argc++] = w;
+  argv[argc] = NULL;
   pid_t pid;
   int rc = posix_spawnp(&pid, cc, NULL, NULL, (char *const *)argv, environ);
   if (rc != 0) {

@@ -35,6 +35,11 @@ const LzInfo lz_integer_small_info = {lz_con_entry, LZ_PRIM, 0, 0, 1, 0, "Intege
 const LzInfo lz_integer_big_info = {lz_con_entry, LZ_PRIM, 0, 0, 2, 0, "Integer"};
 const LzInfo lz_mutvar_info = {lz_con_entry, LZ_MUTVAR, 0, 0, 1, 0, "MutVar#"};
 
+/* The info word of an object another thread may be claiming or updating (Note [Eager
+ * blackholing]): an acquire load, so the result word written before an IND is seen. */
+#define SHARED_INFO(p) ((const LzInfo *)__atomic_load_n(&LZ_UNTAG(p)[0], __ATOMIC_ACQUIRE))
+#define SET_YIELD(cap, v) __atomic_store_n(&(cap)->yield, (v), __ATOMIC_RELAXED)
+
 static const LzInfo *const ap_frame_info[4] = {NULL, &lz_ap1_frame_info, &lz_ap2_frame_info,
                                                &lz_ap3_frame_info};
 
@@ -112,7 +117,7 @@ LZ_FN(lz_con_entry) {
 
 LZ_FN(lz_eval) {
   while (LZ_TAG(r1) == 0) {
-    const LzInfo *info = LZ_INFO(r1);
+    const LzInfo *info = SHARED_INFO(r1);
     switch (info->type) {
     case LZ_IND:
       r1 = LZ_UNTAG(r1)[1];
@@ -135,7 +140,7 @@ LZ_FN(lz_eval) {
  * lz_sched_yield_wanted): the thread stops with its registers saved and resumes exactly
  * there. */
 LZ_FN(lz_yield_enter) {
-  cap->yield = 0;
+  SET_YIELD(cap, 0);
 #if LZ_THREADED
   if (lz_sched_yield_wanted(cap)) {
     LzThread *t = cap->tso;
@@ -149,7 +154,7 @@ LZ_FN(lz_yield_enter) {
 }
 
 LZ_FN(lz_yield_return) {
-  cap->yield = 0;
+  SET_YIELD(cap, 0);
 #if LZ_THREADED
   if (lz_sched_yield_wanted(cap)) {
     LzThread *t = cap->tso;
@@ -176,7 +181,7 @@ static LzNext apply(LzCap *cap, LzWord *sp, LzWord f, const LzWord *args, int k)
   for (;;) {
     if (LZ_TAG(f) != 0)
       break;
-    const LzInfo *info = LZ_INFO(f);
+    const LzInfo *info = SHARED_INFO(f);
     if (info->type == LZ_IND) {
       f = LZ_UNTAG(f)[1];
       continue;

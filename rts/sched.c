@@ -42,7 +42,7 @@ struct LzSched {
   jmp_buf died;    /* a spark thread that raised an error ends here */
   pthread_cond_t wake;
   bool sleeping;   /* under idle_lock */
-  _Atomic int running; /* executing Lz code (shutdown waits for 0) */
+  _Atomic int parked;  /* stopped for good (shutdown waits for every other one) */
 };
 
 static LzSparkPool **pools;
@@ -161,7 +161,7 @@ static LzThread *steal_thread(LzCap *cap) {
 }
 
 static _Noreturn void park_forever(LzCap *cap) {
-  atomic_store(&S(cap)->running, 0);
+  atomic_store(&S(cap)->parked, 1);
   for (;;)
     pause();
 }
@@ -213,15 +213,12 @@ void lz_sched_wake(LzCap *cap, LzThread *t) {
   lz_ev_thread_wakeup(cap->rest->ev, t->id, (uint16_t)home->cap_no);
   rq_push(home, t);
   if (home != cap)
-    home->yield = 1; /* let it switch at its next safe point */
+    __atomic_store_n(&home->yield, 1, __ATOMIC_RELAXED); /* switch at its next safe point */
   notify(home);
 }
 
 static void run(LzCap *cap, LzThread *volatile t) {
   struct LzSched *s = S(cap);
-  atomic_store(&s->running, 1);
-  if (atomic_load(&shutting_down))
-    park_forever(cap);
   s->why = LZ_STOP_FINISHED;
   lz_cap_attach(cap, t);
   t->cap_no = cap->cap_no;
@@ -231,7 +228,6 @@ static void run(LzCap *cap, LzThread *volatile t) {
   else
     s->why = LZ_STOP_DIED;
   cap->tso = NULL;
-  atomic_store(&s->running, 0);
   switch (s->why) {
   case LZ_STOP_FINISHED:
   case LZ_STOP_DIED:
@@ -267,7 +263,7 @@ static void *timer_main(void *arg) {
   for (;;) {
     nanosleep(&d, NULL);
     for (unsigned i = 0; i < lz_ncaps; i++)
-      lz_caps[i]->yield = 1;
+      __atomic_store_n(&lz_caps[i]->yield, 1, __ATOMIC_RELAXED);
   }
   return NULL;
 }
@@ -391,7 +387,7 @@ void lz_sched_stop_others(void) {
   if (!lz_caps || atomic_exchange(&shutting_down, 1))
     return;
   for (unsigned i = 0; i < lz_ncaps; i++)
-    lz_caps[i]->yield = 1;
+    __atomic_store_n(&lz_caps[i]->yield, 1, __ATOMIC_RELAXED);
   pthread_mutex_lock(&idle_lock);
   for (unsigned i = 0; i < lz_ncaps; i++)
     pthread_cond_signal(&S(lz_caps[i])->wake);
@@ -400,7 +396,7 @@ void lz_sched_stop_others(void) {
   for (int ms = 0; ms < 1000; ms++) {
     bool all = true;
     for (unsigned i = 0; i < lz_ncaps; i++)
-      if (lz_caps[i] != self && atomic_load(&S(lz_caps[i])->running))
+      if (lz_caps[i] != self && !atomic_load(&S(lz_caps[i])->parked))
         all = false;
     if (all)
       break;
