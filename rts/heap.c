@@ -57,8 +57,11 @@ static void on_gc_event(GC_EventType ev) {
   if (cap && cap->rest && cap->rest->ev) {
     if (ev == GC_EVENT_START)
       lz_ev_gc_start(cap->rest->ev);
-    else if (ev == GC_EVENT_END)
+    else if (ev == GC_EVENT_END) {
       lz_ev_gc_end(cap->rest->ev);
+      lz_ev_heap_allocated(cap->rest->ev, cap->alloc_bytes); /* this capability's total */
+      lz_ev_heap_size(cap->rest->ev, GC_get_heap_size());
+    }
   }
   lz_stats_gc_event((int)ev);
 }

@@ -15,6 +15,9 @@
 #include "eventlog.h"
 #include "rts_priv.h"
 #include "sparkpool.h"
+#if LZ_REPLAY
+#include "replay.h"
+#endif
 
 const char *lz_prog_name;
 int lz_prog_argc;
@@ -50,6 +53,10 @@ LzCap *lz_rts_init(void) {
 /* Start the event log asked for by -l (the eventlog way): dies like GHC when the file
  * cannot be written. Capability 0 gets its buffer. */
 static void eventlog_start(int argc, char **argv) {
+#if LZ_REPLAY
+  if (lz_replay_log_start(argc, argv)) /* --record / --replay: Note [Replay] */
+    return;
+#endif
   if (lz_flags.eventlog_bad_class)
     lz_message("unknown trace option: %c", lz_flags.eventlog_bad_class);
   if (!lz_flags.eventlog)
@@ -98,6 +105,9 @@ _Noreturn void lz_exit(int status) {
 #endif
   lz_io_flush_all();
   eventlog_end();
+#if LZ_REPLAY
+  lz_replay_log_end();
+#endif
   if (lz_flags.stats) {
     FILE *f = stderr;
     if (lz_flags.stats_file) {
@@ -131,6 +141,9 @@ int lz_rts_main(int argc, char **argv, LzWord *main_closure) {
     return 1;
   }
   lz_prog_argv = args;
+#if LZ_REPLAY
+  lz_replay_prepare(); /* --replay: the recorded arguments, -N and flags */
+#endif
   LzCap *cap = lz_rts_init();
 #if LZ_THREADED
   lz_sched_init();
@@ -140,7 +153,11 @@ int lz_rts_main(int argc, char **argv, LzWord *main_closure) {
 #if LZ_THREADED
   lz_sched_main(cap, main_closure);
 #else
+  LzThread *t = cap->tso;
+  lz_ev_create_thread(cap->rest->ev, t->id);
+  lz_ev_run_thread(cap->rest->ev, t->id);
   lz_run(cap, lz_apply_1, (LzWord)main_closure, 0, 0, 0); /* main realWorld# */
+  lz_ev_stop_thread(cap->rest->ev, t->id, LZ_EV_STOP_FINISHED, 0);
   lz_exit(0);
 #endif
 }
