@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "eventlog.h"
 #include "rts_priv.h"
 
 #define BUF_BYTES 8192
@@ -342,5 +343,24 @@ LzWord lz_prim_traceString(LzCap *cap, LzWord str) {
   size_t len;
   char *s = lz_string_utf8(str, -1, false, &len);
   lz_io_write_stderr(s, len);
+  return 0;
+}
+
+/* Debug.Trace.traceEvent/traceMarker: user events in this capability's event log. */
+LzWord lz_prim_traceEvent(LzCap *cap, LzWord str) {
+  if (cap->rest && cap->rest->ev) {
+    size_t len;
+    char *s = lz_string_utf8(str, -1, false, &len);
+    lz_ev_user_msg(cap->rest->ev, s, len);
+  }
+  return 0;
+}
+
+LzWord lz_prim_traceMarker(LzCap *cap, LzWord str) {
+  if (cap->rest && cap->rest->ev) {
+    size_t len;
+    char *s = lz_string_utf8(str, -1, false, &len);
+    lz_ev_user_marker(cap->rest->ev, s, len);
+  }
   return 0;
 }

@@ -287,7 +287,7 @@ LzWord lz_prim_argCount(LzCap *cap);
 PRIMOP_I1(argAt)
 LzWord lz_prim_progName(LzCap *cap);
 LzWord lz_prim_exit(LzCap *cap, LzWord status) LZ_PRIM_NORETURN;
-PRIMOP_I1(traceString)
+PRIMOP_I1(traceString) PRIMOP_I1(traceEvent) PRIMOP_I1(traceMarker)
 /* Errors */
 LzWord lz_prim_raiseError(LzCap *cap, LzWord msg) LZ_PRIM_NORETURN;
 /* Derived instances: the argument is evaluated (tagged) */
