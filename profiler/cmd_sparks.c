@@ -90,9 +90,11 @@ int lzp_cmd_sparks(int argc, char **argv) {
              (unsigned long long)s->counts[LZP_SP_RUN], (unsigned long long)s->counts[LZP_SP_STEAL],
              (unsigned long long)f[5], (unsigned long long)f[2], (unsigned long long)f[1],
              (unsigned long long)f[4], "");
+    char label[16];
+    snprintf(label, sizeof label, "%d", c);
     if (s->has_counters)
       printf("%-6s %10llu %10llu %8s %8s %10llu %10llu %8llu %8llu %10llu\n",
-             m.has_spark_events ? "  ctr" : "", (unsigned long long)s->counters[0],
+             m.has_spark_events ? "  ctr" : label, (unsigned long long)s->counters[0],
              (unsigned long long)s->counters[3], "", "", (unsigned long long)s->counters[5],
              (unsigned long long)s->counters[2], (unsigned long long)s->counters[1],
              (unsigned long long)s->counters[4], (unsigned long long)s->counters[6]);

@@ -43,6 +43,7 @@ struct LzSched {
   pthread_cond_t wake;
   bool sleeping;   /* under idle_lock */
   _Atomic int parked;  /* stopped for good (shutdown waits for every other one) */
+  _Atomic int busy;    /* running a thread: its queued threads may be taken by the idle */
 };
 
 static LzSparkPool **pools;
@@ -151,6 +152,8 @@ static LzThread *spark_thread(LzCap *cap) {
 static LzThread *steal_thread(LzCap *cap) {
   for (unsigned k = 1; k < lz_ncaps; k++) {
     LzCap *victim = lz_caps[(cap->cap_no + k) % lz_ncaps];
+    if (!atomic_load_explicit(&S(victim)->busy, memory_order_relaxed))
+      continue; /* it will run its own threads (e.g. the main thread before it starts) */
     LzThread *t = rq_pop(victim);
     if (t) {
       lz_ev_migrate_thread(cap->rest->ev, t->id, (uint16_t)cap->cap_no);
@@ -223,10 +226,12 @@ static void run(LzCap *cap, LzThread *volatile t) {
   lz_cap_attach(cap, t);
   t->cap_no = cap->cap_no;
   lz_ev_run_thread(cap->rest->ev, t->id);
+  atomic_store_explicit(&s->busy, 1, memory_order_relaxed);
   if (setjmp(s->died) == 0)
     t->next(cap, t->sp, t->r1, t->r2, t->r3, t->r4);
   else
     s->why = LZ_STOP_DIED;
+  atomic_store_explicit(&s->busy, 0, memory_order_relaxed);
   cap->tso = NULL;
   switch (s->why) {
   case LZ_STOP_FINISHED:
