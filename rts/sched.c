@@ -23,6 +23,7 @@
 #include "rts_priv.h"
 
 #if LZ_THREADED
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -126,8 +127,14 @@ static void idle_sleep(LzCap *cap) {
       until.tv_sec++;
       until.tv_nsec -= 1000000000;
     }
-    pthread_cond_timedwait(&s->wake, &idle_lock, &until);
+    int rc = pthread_cond_timedwait(&s->wake, &idle_lock, &until);
     s->sleeping = false;
+    /* Every capability asleep and no work anywhere: the threads still alive wait for
+     * blackholes that only they could update (a cycle, GHC's <<loop>>). */
+    if (rc == ETIMEDOUT && atomic_load(&n_sleeping) == lz_ncaps && !work_visible(cap)) {
+      pthread_mutex_unlock(&idle_lock);
+      lz_loop(cap);
+    }
   }
   atomic_fetch_sub(&n_sleeping, 1);
   pthread_mutex_unlock(&idle_lock);
