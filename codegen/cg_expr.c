@@ -34,7 +34,7 @@ LLVMValueRef cg_closure_code(Cg *cg, StgRhs *rhs) {
                              top ? 0 : rhs->nfvs, label);
   else
     vi->info = cg_info_table(cg, lz_fmt("%s_info", label), vi->code, LZ_THUNK, 0, 0,
-                             top ? 1 : 1 + rhs->nfvs, label);
+                             top ? 1 : 1 + rhs->nfvs + cg_prof_thunk_extra(cg), label);
   CgJob j = {JOB_CLOSURE, rhs, NULL, top ? cg_var_label(rhs->var) : cg->top, 0};
   LZ_PUSH(cg->jobs, j);
   return vi->code;
@@ -100,6 +100,10 @@ void cg_closure_body(Cg *cg, StgRhs *rhs) {
     claim_thunk(f, r1, vi->info); /* eager blackholing, then the update frame */
     LLVMValueRef frame[2] = {cg_const_ptr_word(cg, cg->rt_update_frame_info, 0), r1};
     cg_push(f, frame, 2);
+    if (cg->opts.prof) { /* the thunk's cost-centre stack (a CAF's: MAIN > CAF) */
+      if (rhs->var->global) cg_prof_enter_caf(f, rhs->var->module);
+      else cg_prof_enter_thunk(f, r1, 8 * (2 + rhs->nfvs));
+    }
   }
   cg_expr(f, rhs->body, NULL);
   cg_fn_finish(f);
@@ -109,13 +113,13 @@ void cg_closure_body(Cg *cg, StgRhs *rhs) {
 
 static int ap_thunk_arity(const StgRhs *rhs);
 
-static int closure_words(StgRhs *rhs) {
+static int closure_words(Cg *cg, StgRhs *rhs) {
   int ap = ap_thunk_arity(rhs);
-  if (ap) return 3 + ap;
+  if (ap) return 3 + ap + cg_prof_thunk_extra(cg);
   switch (rhs->kind) {
   case STG_CON: return 1 + rhs->nargs;
   case STG_FUN: return 1 + rhs->nfvs;
-  case STG_THUNK: return 2 + rhs->nfvs;
+  case STG_THUNK: return 2 + rhs->nfvs + cg_prof_thunk_extra(cg);
   }
   return 2;
 }
@@ -152,7 +156,7 @@ static LLVMValueRef ap_thunk_info(Cg *cg, int n) {
   if (!cg->ap_thunk_info[n]) {
     cg->ap_thunk_code[n] = cg_new_code_fn(cg, lz_fmt("lz_cg_ap%d_thunk", n));
     cg->ap_thunk_info[n] = cg_info_table(cg, lz_fmt("lz_cg_ap%d_thunk_info", n), cg->ap_thunk_code[n],
-                                         LZ_THUNK, 0, 0, 2 + n, "apply thunk");
+                                         LZ_THUNK, 0, 0, 2 + n + cg_prof_thunk_extra(cg), "apply thunk");
   }
   return cg->ap_thunk_info[n];
 }
@@ -168,6 +172,7 @@ void cg_ap_thunk_bodies(Cg *cg) {
     claim_thunk(f, t, cg->ap_thunk_info[n]);
     LLVMValueRef frame[2] = {cg_const_ptr_word(cg, cg->rt_update_frame_info, 0), t};
     cg_push(f, frame, 2);
+    if (cg->opts.prof) cg_prof_enter_thunk(f, t, 8 * (3 + n));
     cg_tail_call(f, cg->rt_apply[n], fn, a[0], a[1], a[2]);
     cg_fn_finish(f);
   }
@@ -189,9 +194,11 @@ static void let_closures(CgFn *f, StgExpr *e) {
       cg_bind(f, v, cg_const_ptr_word(cg, cg_nullary_closure(cg, rhs->con), cg_con_ptr_tag(rhs->con)));
       continue;
     }
-    int words = closure_words(rhs);
+    int words = closure_words(cg, rhs);
     addr[i] = cg_alloc(f, words);
-    bytes += LZ_GRANULE_BYTES * LZ_WORDS_TO_GRANULES(words);
+    /* counted without the -prof way's stack word: "excludes profiling overheads" */
+    int prof_words = rhs->kind == STG_THUNK ? cg_prof_thunk_extra(cg) : 0;
+    bytes += LZ_GRANULE_BYTES * LZ_WORDS_TO_GRANULES(words - prof_words);
     int tag = rhs->kind == STG_CON ? cg_con_ptr_tag(rhs->con) : rhs->kind == STG_FUN ? 1 : 0;
     vi->tag = tag;
     vi->whnf = tag != 0;
@@ -211,6 +218,7 @@ static void let_closures(CgFn *f, StgExpr *e) {
       cg_store(f, addr[i], 8, cg_word(cg, 0));
       cg_store(f, addr[i], 16, cg_lookup(f, rhs->body->fn));
       for (int j = 0; j < ap; j++) cg_store(f, addr[i], 8 * (3 + j), cg_atom(f, &rhs->body->args[j]));
+      if (cg->opts.prof) cg_store(f, addr[i], 8 * (3 + ap), cg_prof_current(f));
       continue;
     }
     cg_closure_code(cg, rhs);
@@ -221,6 +229,7 @@ static void let_closures(CgFn *f, StgExpr *e) {
       base = 2;
     }
     for (int j = 0; j < rhs->nfvs; j++) cg_store(f, addr[i], 8 * (base + j), cg_lookup(f, rhs->fvs[j]));
+    if (cg->opts.prof && rhs->kind == STG_THUNK) cg_store(f, addr[i], 8 * (2 + rhs->nfvs), cg_prof_current(f));
   }
   cg_count_alloc(f, bytes);
 }
@@ -469,6 +478,10 @@ static void expr(CgFn *f, StgExpr *e, LLVMValueRef ret) {
       e = e->body;
       continue;
     case SE_SCC:
+      if (cg->opts.prof) { /* a restore frame may be pushed: return through sp[0] */
+        cg_prof_scc(f, e);
+        ret = NULL;
+      }
       e = e->body;
       continue;
     }

@@ -57,8 +57,8 @@ bool cg_link(const char *object, const char *output, const char *runtime, char *
   const char *cc = getenv("CC");
   if (!cc || !*cc) cc = "cc";
   /* LZC_LINK_FLAGS: extra words for the link (e.g. -fsanitize=thread with CC=clang) */
-  const char *argv[16] = {cc, object, "-o", output, runtime, "-lgc", "-lgmp", "-lm", "-lpthread"};
-  int argc = 9;
+  const char *argv[16] = {cc, object, "-o", output, runtime, "-lgc", "-lgmp", "-lzstd", "-lm", "-lpthread"};
+  int argc = 10;
   char *extra = getenv("LZC_LINK_FLAGS") ? lz_strdup(getenv("LZC_LINK_FLAGS")) : NULL;
   for (char *w = extra ? strtok(extra, " ") : NULL; w && argc < 15; w = strtok(NULL, " "))
     argv[argc++] = w;

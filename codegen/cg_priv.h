@@ -109,6 +109,7 @@ typedef struct Cg {
   CgMap con_infos; /* CoreDataCon* -> info table */
   CgMap nullary;   /* CoreDataCon* -> static closure of a nullary constructor */
   CgMap strings;   /* Sym of the bytes -> global */
+  CgMap prof_ccs;  /* -prof: Sym "module\1label" -> cost-centre global (cg_prof.c) */
   LZ_VEC(CgJob) jobs;
   LZ_VEC(CgUndo) undo; /* bindings to restore when leaving a scope */
   int stamp;       /* number of the LLVM function being filled */
@@ -203,6 +204,17 @@ void cg_case(CgFn *f, StgExpr *e, LLVMValueRef ret);
 /* Compile the alternatives of case `e` given the scrutinee's value `v`. */
 void cg_alts(CgFn *f, StgExpr *e, LLVMValueRef v, LLVMValueRef ret);
 void cg_cont_body(Cg *cg, CgCont *k);
+
+/* ---- cg_prof.c: cost-centre profiling (opts.prof only; Note [Profiling]) ----------------- */
+
+int cg_prof_thunk_extra(Cg *cg);                 /* words a thunk gets for its stack: 0 or 1 */
+void cg_prof_scc(CgFn *f, StgExpr *scc);          /* enter the SCC: push its cost centre */
+LLVMValueRef cg_prof_current(CgFn *f);            /* the current stack (a word) */
+/* At a thunk's entry, after its update frame: make its stack current. `word_off` is the
+ * byte offset of the stack word in the thunk; a top-level thunk (CAF) runs under
+ * MAIN > CAF of `module` instead. */
+void cg_prof_enter_thunk(CgFn *f, LLVMValueRef thunk, int64_t word_off);
+void cg_prof_enter_caf(CgFn *f, Sym module);
 
 /* ---- cg_prim.c: primitive operations ------------------------------------------------------- */
 

@@ -34,6 +34,9 @@ typedef struct CgOptions {
   bool threaded;            /* the threaded way: thunks are claimed with an atomic
                                compare-and-swap (Note [Eager blackholing], docs/notes/
                                threaded-rts.md) */
+  bool prof;                /* the -prof way: cost-centre stacks (SCCs push, thunks carry
+                               their stack in an extra last word; Note [Profiling],
+                               docs/notes/profiling.md; codegen/cg_prof.c) */
 } CgOptions;
 
 /* Translate a (linted) STG program. Returns NULL after reporting errors with lz_error (for

@@ -502,6 +502,13 @@ CoreProgram *core_optimise(CoreProgram *p, int level, bool lint_between_passes) 
     if (!lint_after(&O, "specialisation")) goto out;
     if (!simplify_to_fixpoint(&O, iters, "simplifier after specialisation")) goto out;
   }
+  bool fuse = level >= 2 && !getenv("LZ_OPT_NO_FUSION"); /* the knob is for measuring */
+  for (int round = 0; fuse && round < 4; round++) {
+    if (core_opt_fuse(&O) == 0) break;
+    core_opt_regroup(&O);
+    if (!lint_after(&O, "list fusion")) goto out;
+    if (!simplify_to_fixpoint(&O, iters, "simplifier after list fusion")) goto out;
+  }
   if (core_opt_worker_wrapper(&O) > 0) {
     core_opt_regroup(&O);
     if (!lint_after(&O, "worker/wrapper")) goto out;

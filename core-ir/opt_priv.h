@@ -136,6 +136,9 @@ typedef struct Simpl Simpl;
 
 /* Specialisation of overloaded functions at constant dictionaries (opt_spec.c). */
 int core_opt_specialise(Opt *O);
+/* List fusion: right-fold consumers pushed into recursive producers (opt_fuse.c);
+ * returns the number of fusions. */
+int core_opt_fuse(Opt *O);
 /* Strictness analysis and worker/wrapper (strictness.c). */
 int core_opt_worker_wrapper(Opt *O);
 /* Top-level housekeeping (opt.c): drop bindings unreachable from main, float lets and

@@ -128,7 +128,12 @@ static CoreExpr *known_case(Opt *O, CoreExpr *s, Known *k, CoreExpr *e) {
         }
         continue;
       }
-      if (!v) v = core_opt_fresh_var("ds", core_expr_type(a));
+      if (!v) {
+        /* a fresh binder in output code needs its count (used once, in the constructor
+         * application below; clones of that add theirs), or it is taken for dead */
+        v = core_opt_fresh_var("ds", core_expr_type(a));
+        core_opt_vvi(O, v)->occ = 1;
+      }
       if (!used && bi->occ == 0 && (!unl || core_opt_ok_for_spec(a))) {
         nargs[j] = a;
         continue; /* a lazy argument nobody needs */
@@ -307,6 +312,7 @@ static CoreAlt make_join_point(Opt *O, CoreExpr *e, CoreAlt *a, BindVec *jps) {
       bool strict = a->con->strict && a->con->strict[j] && !core_type_unlifted(p->type);
       if (strict) {
         CoreVar *p0 = core_var_new(p->name, p->type, p->span);
+        core_opt_vvi(O, p0)->occ = 1; /* used once: by the re-evaluating case */
         LZ_PUSH(params, p0);
         LZ_PUSH(ev_out, p0);
         LZ_PUSH(ev_in, p);
@@ -319,6 +325,10 @@ static CoreAlt make_join_point(Opt *O, CoreExpr *e, CoreAlt *a, BindVec *jps) {
   if (core_opt_vvi(O, b)->occ > 0 && core_opt_mentions(a->rhs, b->uniq)) {
     CoreVar *bp = core_var_new(b->name, b->type, b->span);
     b2 = core_var_new(b->name, b->type, b->span);
+    /* The join point is output: its parameters need occurrence counts, or a later beta
+     * reduction of a call (the join point inlined) takes them for dead and drops the
+     * argument (a scope error). bp is used once, by the re-evaluating case. */
+    core_opt_vvi(O, bp)->occ = 1;
     LZ_PUSH(params, bp);
     LZ_PUSH(call_args, core_var(b));
     if (core_type_unlifted(b->type)) {
@@ -339,6 +349,7 @@ static CoreAlt make_join_point(Opt *O, CoreExpr *e, CoreAlt *a, BindVec *jps) {
   CoreExpr *lam = body;
   for (int i = params.len - 1; i >= 0; i--) lam = core_lam(params.data[i], lam);
   CoreVar *j = core_opt_fresh_var("$j", fun_type(params.data, params.len, e->type));
+  core_opt_vvi(O, j)->occ = 1; /* the call in the shell; each clone of the shell adds one */
   /* simplify the join point now, with the case binder renamed to b2 inside it */
   OptVarInfo *bi = core_opt_vvi(O, b);
   CoreExpr *save = bi->subst;

@@ -178,6 +178,9 @@ static int parse_args(int argc, char **argv, Options *o) {
     }
   }
   if (!o->input) return bad_usage("no input files", NULL);
+  if (o->prof && o->replay)
+    return bad_usage("-prof with -replay is not supported yet (issue 7: profiling a replay)", NULL);
+  if (!o->prof) o->fe.prof_auto = o->fe.prof_auto_top = false; /* as GHC: no cost centres without -prof */
   return -1;
 }
 
@@ -227,8 +230,11 @@ static int generate_code(Options *o, CoreProgram *core) {
     return EXIT_INTERNAL;
   }
   phase_time("stg");
-  bool threaded = o->threaded || o->replay;
-  CgOptions co = {.opt_level = o->opt_level, .module_name = o->input, .threaded = threaded};
+  /* -prof: the profiling runtime (liblzrts_p.a, or liblzrts_thr_p.a with -threaded or
+   * -eventlog); Note [Profiling] in docs/notes/profiling.md */
+  bool threaded = o->threaded || o->replay || (o->prof && o->eventlog);
+  CgOptions co = {.opt_level = o->opt_level, .module_name = o->input, .threaded = threaded,
+                  .prof = o->prof};
   CgModule *m = cg_generate(stg, &co);
   phase_time("codegen");
   if (!m) {
@@ -256,7 +262,11 @@ static int generate_code(Options *o, CoreProgram *core) {
     return 0;
   }
   const char *output = o->output ? o->output : default_output(o->input);
-  const char *archive = threaded ? "liblzrts_thr.a" : o->eventlog ? "liblzrts_l.a" : "liblzrts.a";
+  const char *archive = o->replay     ? "liblzrts_rpl.a"
+                        : o->prof     ? (threaded ? "liblzrts_thr_p.a" : "liblzrts_p.a")
+                        : threaded    ? "liblzrts_thr.a"
+                        : o->eventlog ? "liblzrts_l.a"
+                                      : "liblzrts.a";
   const char *rts = cg_find_runtime_way(exe_dir(), archive, LZ_RTS_LIB);
   if (!rts) {
     fprintf(stderr, "lzc: error: cannot find the runtime library %s (set LZ_RTS_LIB)\n", archive);

@@ -50,7 +50,7 @@ int lzp_cmd_sparks(int argc, char **argv) {
   }
   LzpLog log;
   LzpModel m;
-  if (lzp_load(path, &log, &m) < 0) return 1;
+  if (lzp_load("sparks", path, LZP_NEED_SPARKS, &log, &m) < 0) return 1;
   char b1[32], b2[32], b3[32];
   uint64_t tot_ev[6] = {0}, tot_ct[7] = {0}, steals = 0, runs_only = 0;
   if (!tsv)

@@ -85,7 +85,7 @@ int lzp_cmd_threads(int argc, char **argv) {
   }
   LzpLog log;
   LzpModel m;
-  if (lzp_load(path, &log, &m) < 0) return 1;
+  if (lzp_load("threads", path, LZP_NEED_SCHED, &log, &m) < 0) return 1;
   if (cap >= m.n_caps) {
     fprintf(stderr, "lzprof threads: the log has capabilities 0..%d, not %d\n", m.n_caps - 1, cap);
     lzp_model_free(&m);

@@ -10,7 +10,9 @@
  * magic word, an undeclared event type, an event or block running past the end of the
  * file — is an error naming the byte offset; a log that simply stops between two events
  * (the program was killed before it wrote EVENT_DATA_END) is read with a warning, as
- * ThreadScope reads it. See docs/notes/lzprof.md.
+ * ThreadScope reads it. A replay log (.lzr, recognised by its first bytes) is first
+ * decompressed (replay_input.c); offsets are then in the event log. See
+ * docs/notes/lzprof.md.
  */
 #include "lzprof.h"
 
@@ -25,10 +27,11 @@ typedef struct {
   char *err;
   size_t errlen;
   const char *path;
+  const char *where; /* "byte", or "event log byte" in a replay log */
 } Reader;
 
 static int fail(Reader *r, size_t off, const char *fmt, ...) {
-  int n = snprintf(r->err, r->errlen, "lzprof: %s: byte %zu: ", r->path, off);
+  int n = snprintf(r->err, r->errlen, "lzprof: %s: %s %zu: ", r->path, r->where, off);
   if (n < 0 || (size_t)n >= r->errlen) return -1;
   va_list ap;
   va_start(ap, fmt);
@@ -214,6 +217,12 @@ static int read_events(Reader *r, LzpLog *log, FILE *warn) {
                     LZP_MAX_CAPS);
       if (c >= log->n_caps) log->n_caps = c + 1;
     }
+    if (type == LZP_PROGRAM_ARGS && len > 4 && !log->prog_name[0]) {
+      size_t n = strnlen((const char *)r->p + r->pos + 4, len - 4);
+      if (n > sizeof log->prog_name - 1) n = sizeof log->prog_name - 1;
+      memcpy(log->prog_name, r->p + r->pos + 4, n);
+      log->prog_name[n] = 0;
+    }
     if (type == LZP_RTS_IDENTIFIER && len > 4) {
       size_t n = len - 4 < sizeof log->rts_id - 1 ? len - 4 : sizeof log->rts_id - 1;
       memcpy(log->rts_id, r->p + r->pos + 4, n);
@@ -227,7 +236,7 @@ static int read_events(Reader *r, LzpLog *log, FILE *warn) {
 
 int lzp_log_read(const char *path, LzpLog *log, char *err, size_t errlen, FILE *warn) {
   memset(log, 0, sizeof *log);
-  Reader r = {.err = err, .errlen = errlen, .path = path};
+  Reader r = {.err = err, .errlen = errlen, .path = path, .where = "byte"};
   FILE *f = fopen(path, "rb");
   if (!f) {
     snprintf(err, errlen, "lzprof: %s: %s", path, strerror(errno));
@@ -258,6 +267,13 @@ int lzp_log_read(const char *path, LzpLog *log, char *err, size_t errlen, FILE *
     snprintf(err, errlen, "lzprof: %s: %s", path,
              buf ? "read error" : "file too large or out of memory");
     return -1;
+  }
+  if (lzp_is_replay_log(buf, n)) { /* a .lzr: decompress it (replay_input.c) */
+    free(buf);
+    int complete;
+    if (lzp_read_replay(path, &buf, &n, &complete, err, errlen) < 0) return -1;
+    log->is_replay = 1;
+    r.where = "event log byte";
   }
   log->data = buf;
   log->size = n;

@@ -40,6 +40,11 @@ enum {
   LZP_SPARK_GC = 41,
   LZP_THREAD_LABEL = 44,
   LZP_RTS_IDENTIFIER = 29,
+  LZP_PROGRAM_ARGS = 30,
+  LZP_WALL_CLOCK_TIME = 43,
+  LZP_LOG_MSG = 16,
+  LZP_USER_MSG = 19,
+  LZP_USER_MARKER = 58,
   LZP_DATA_END = 0xffff,
 };
 
@@ -75,6 +80,8 @@ typedef struct {
   int spark_site_type; /* event number of LZP_DESC_SPARK_SITE, or -1 */
   int spark_info_type; /* event number of LZP_DESC_SPARK_INFO, or -1 */
   char rts_id[128];
+  char prog_name[256]; /* PROGRAM_ARGS' argv[0], "" if absent */
+  int is_replay;       /* read from a replay log (.lzr), decompressed */
 } LzpLog;
 
 /* Reads and decodes PATH. On error writes "lzprof: PATH: byte N: what" into ERR and
@@ -82,6 +89,15 @@ typedef struct {
  * NULL). */
 int lzp_log_read(const char *path, LzpLog *log, char *err, size_t errlen, FILE *warn);
 void lzp_log_free(LzpLog *log);
+
+/* Replay logs (replay_input.c). lzp_read_replay decompresses PATH whole into *DATA
+ * (malloc'd); *COMPLETE: it ends with the end marker. lzp_check_binary: 0 if PROG may be
+ * the program that wrote the log (a replay log: its SHA-256 matches; a plain log: only a
+ * warning when argv[0]'s name differs), -1 with a message on stderr otherwise. */
+int lzp_is_replay_log(const uint8_t *p, size_t n);
+int lzp_read_replay(const char *path, uint8_t **data, size_t *size, int *complete, char *err,
+                    size_t errlen);
+int lzp_check_binary(const char *prog, const char *log_path, const LzpLog *log);
 
 /* Payload accessors: big-endian, 0 past the payload's end. */
 uint16_t lzp_u16(const LzpLog *log, const LzpEvent *e, size_t off);
@@ -173,6 +189,8 @@ typedef struct {
   LzpSite *sites;
   size_t n_sites;
   int has_spark_events, has_counters, has_site_info;
+  uint8_t **arena; /* zeroed chunks holding the threads' per-capability arrays */
+  size_t n_arena, arena_used;
 } LzpModel;
 
 int lzp_model_build(const LzpLog *log, LzpModel *m, char *err, size_t errlen);
@@ -186,6 +204,9 @@ const char *lzp_fmt_ns(uint64_t ns, char *buf, size_t len);
 int lzp_cmd_sparks(int argc, char **argv);
 int lzp_cmd_threads(int argc, char **argv);
 int lzp_cmd_timeline(int argc, char **argv);
+int lzp_cmd_marks(int argc, char **argv);    /* cmd_marks.c */
+int lzp_cmd_export(int argc, char **argv);   /* export.c */
+int lzp_cmd_eventlog(int argc, char **argv); /* cmd_eventlog.c */
 
 /* Timeline writers (timeline_html.c, timeline_svg.c) over a built model. */
 typedef struct {
@@ -196,7 +217,10 @@ typedef struct {
 int lzp_timeline_html(const LzpModel *m, FILE *out, const LzpTimelineOptions *o);
 int lzp_timeline_svg(const LzpModel *m, FILE *out, const LzpTimelineOptions *o);
 
-/* Shared by the commands: open, read and model a log, or print the error. */
-int lzp_load(const char *path, LzpLog *log, LzpModel *m);
+/* Shared by the commands: open, read and model a log, and check that it holds the events
+ * NEED asks for; or print the error (naming the +RTS flag that records what is missing)
+ * and return -1. CMD names the command in messages. */
+enum { LZP_NEED_SCHED = 1, LZP_NEED_SPARKS = 2, LZP_NEED_USER = 4 };
+int lzp_load(const char *cmd, const char *path, unsigned need, LzpLog *log, LzpModel *m);
 
 #endif

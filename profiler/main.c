@@ -11,7 +11,12 @@ static void usage(FILE *f) {
              "picture)\n"
              "  sparks LOG [--tsv]                 spark fates, granularity histogram, verdict\n"
              "  threads LOG [--sort COL] [--cap N] [--tsv]   per-thread times and stop reasons\n"
-             "LOG is an event log in GHC's format (+RTS -l, or -lf for one event per spark).\n");
+             "  marks [PROG] LOG [--tsv] [--cap N] [--match TEXT]   traceEvent/traceMarker "
+             "checkpoints\n"
+             "  export LOG --chrome OUT.json | --speedscope OUT.json   for Perfetto / speedscope\n"
+             "  eventlog LOG.lzr -o OUT.eventlog   decompress a replay log to GHC's format\n"
+             "LOG is an event log in GHC's format (+RTS -l, or -lf for one event per spark),\n"
+             "or a replay log (.lzr, +RTS --record).\n");
 }
 
 int main(int argc, char **argv) {
@@ -22,6 +27,9 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "sparks")) return lzp_cmd_sparks(argc - 2, argv + 2);
   if (!strcmp(argv[1], "threads")) return lzp_cmd_threads(argc - 2, argv + 2);
   if (!strcmp(argv[1], "timeline")) return lzp_cmd_timeline(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "marks")) return lzp_cmd_marks(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "export")) return lzp_cmd_export(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "eventlog")) return lzp_cmd_eventlog(argc - 2, argv + 2);
   fprintf(stderr, "lzprof: unknown command '%s'\n", argv[1]);
   usage(stderr);
   return 2;

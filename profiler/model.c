@@ -105,6 +105,26 @@ typedef struct {
   size_t cap_sites;
 } Builder;
 
+/* Zeroed memory for the threads' per-capability arrays, carved from 1 MiB chunks: one
+ * calloc per array cost about a third more (allocator headers, rounding) on logs with
+ * hundreds of thousands of spark threads. Freed with the model. */
+enum { ARENA_CHUNK = 1 << 20 };
+static void *arena_get(LzpModel *m, size_t bytes) {
+  bytes = (bytes + 7) & ~(size_t)7;
+  if (bytes > ARENA_CHUNK) return NULL;
+  if (!m->n_arena || m->arena_used + bytes > ARENA_CHUNK) {
+    uint8_t **na = realloc(m->arena, (m->n_arena + 1) * sizeof *na);
+    if (!na) return NULL;
+    m->arena = na;
+    if (!(na[m->n_arena] = calloc(1, ARENA_CHUNK))) return NULL;
+    m->n_arena++;
+    m->arena_used = 0;
+  }
+  void *p = m->arena[m->n_arena - 1] + m->arena_used;
+  m->arena_used += bytes;
+  return p;
+}
+
 static LzpThread *thread_get(Builder *b, uint32_t tid, uint64_t t, int32_t cap) {
   LzpModel *m = b->m;
   if ((m->n_threads + 1) * 2 > b->map.cap) {
@@ -132,11 +152,11 @@ static LzpThread *thread_get(Builder *b, uint32_t tid, uint64_t t, int32_t cap) 
   th->created = t;
   th->since = t;
   th->st_cap = th->cap;
-  th->run_ns = calloc(nc, 8);
-  th->runnable_ns = calloc(nc, 8);
-  th->blocked_ns = calloc(nc, 8);
-  th->runs = calloc(nc, 4);
-  th->stops = calloc((size_t)nc * LZP_N_STOP, 4);
+  th->run_ns = arena_get(m, (size_t)nc * 8);
+  th->runnable_ns = arena_get(m, (size_t)nc * 8);
+  th->blocked_ns = arena_get(m, (size_t)nc * 8);
+  th->runs = arena_get(m, (size_t)nc * 4);
+  th->stops = arena_get(m, (size_t)nc * LZP_N_STOP * 4);
   if (!th->run_ns || !th->runnable_ns || !th->blocked_ns || !th->runs || !th->stops) return NULL;
   *s = tid + 1;
   b->map.vals[s - b->map.keys] = (uint32_t)m->n_threads++;
@@ -425,14 +445,9 @@ void lzp_model_free(LzpModel *m) {
     free(m->iv[c]);
   free(m->iv);
   free(m->n_iv);
-  for (size_t i = 0; i < m->n_threads; i++) {
-    LzpThread *th = &m->threads[i];
-    free(th->run_ns);
-    free(th->runnable_ns);
-    free(th->blocked_ns);
-    free(th->runs);
-    free(th->stops);
-  }
+  for (size_t i = 0; i < m->n_arena; i++)
+    free(m->arena[i]);
+  free(m->arena);
   free(m->threads);
   free(m->sparks);
   free(m->cap_sparks);
@@ -442,14 +457,59 @@ void lzp_model_free(LzpModel *m) {
   memset(m, 0, sizeof *m);
 }
 
-int lzp_load(const char *path, LzpLog *log, LzpModel *m) {
-  char err[512];
+/* Does the log hold the events a command needs? Each message names the +RTS flag that
+ * records them (docs/notes/lzprof.md, "Exit status"). */
+static int lacks(const LzpModel *m, const char *cmd, const char *path, unsigned need) {
+  const LzpLog *log = m->log;
+  if (need & LZP_NEED_SCHED) {
+    int runs = 0;
+    for (size_t i = 0; i < m->n_threads && !runs; i++)
+      for (int c = 0; c < m->n_caps && !runs; c++)
+        runs = m->threads[i].runs[c] != 0;
+    if (!runs) {
+      fprintf(stderr,
+              "lzprof %s: %s has no thread runs (RUN_THREAD/STOP_THREAD events): +RTS -l "
+              "records them (the scheduler's class s; -l-s leaves them out)\n",
+              cmd, path);
+      return 1;
+    }
+  }
+  if ((need & LZP_NEED_SPARKS) && !m->has_spark_events && !m->has_counters) {
+    fprintf(stderr,
+            "lzprof %s: %s has no spark events: +RTS -lf records one event per spark (fates, "
+            "run times, sites), +RTS -l only the SPARK_COUNTERS totals (class p)\n",
+            cmd, path);
+    return 1;
+  }
+  if (need & LZP_NEED_USER) {
+    int user = 0;
+    for (size_t i = 0; i < log->n_ev && !user; i++)
+      user = log->ev[i].type == LZP_USER_MSG || log->ev[i].type == LZP_USER_MARKER;
+    if (!user) {
+      fprintf(stderr,
+              "lzprof %s: %s has no user checkpoints (USER_MSG/USER_MARKER events): the "
+              "program called no Debug.Trace.traceEvent/traceMarker, or it ran without the "
+              "user event class (+RTS -l records it; -l-u leaves it out)\n",
+              cmd, path);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int lzp_load(const char *cmd, const char *path, unsigned need, LzpLog *log, LzpModel *m) {
+  char err[1024];
   if (lzp_log_read(path, log, err, sizeof err, stderr) < 0) {
     fprintf(stderr, "%s\n", err);
     return -1;
   }
   if (lzp_model_build(log, m, err, sizeof err) < 0) {
     fprintf(stderr, "%s\n", err);
+    lzp_log_free(log);
+    return -1;
+  }
+  if (lacks(m, cmd, path, need)) {
+    lzp_model_free(m);
     lzp_log_free(log);
     return -1;
   }

@@ -100,7 +100,7 @@ int lzp_cmd_timeline(int argc, char **argv) {
   }
   LzpLog log;
   LzpModel m;
-  if (lzp_load(path, &log, &m) < 0) return 1;
+  if (lzp_load("timeline", path, LZP_NEED_SCHED, &log, &m) < 0) return 1;
   const char *slash = strrchr(path, '/');
   o.title = slash ? slash + 1 : path;
   FILE *f = fopen(out, "w");

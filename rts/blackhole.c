@@ -23,6 +23,9 @@
 #include <pthread.h>
 
 #include "eventlog.h"
+#if LZ_REPLAY
+#include "replay.h"
+#endif
 
 LZ_FN(lz_blackhole_entry);
 LZ_FN(lz_raise_entry);
@@ -52,6 +55,10 @@ LZ_FN(lz_blackhole_entry) {
   LzThread *t = cap->tso;
   if (owns(t, sp, (LzWord)thunk))
     lz_loop(cap);
+#if LZ_REPLAY
+  if (lz_replaying && !lz_replay_may_block(cap, thunk)) /* Note [Replay] */
+    LZ_JUMP(lz_eval);
+#endif
   pthread_mutex_lock(&wait_lock);
   LzWord info = __atomic_load_n(&thunk[0], __ATOMIC_ACQUIRE);
   for (;;) {

@@ -17,6 +17,12 @@
 
 #include "eventlog.h"
 #include "rts_priv.h"
+#if LZ_REPLAY
+#include "replay.h"
+#endif
+#if LZ_PROF
+#include "prof.h"
+#endif
 
 LzFlags lz_flags;
 
@@ -74,16 +80,26 @@ static const char *other_way(const char *a) {
   if (a[1] == 'l' || !strcmp(a, "-v") || !strncmp(a, "-ol", 3))
     return "-eventlog";
 #endif
+#if !LZ_PROF
   if (a[1] == 'p' || a[1] == 'P' || (a[1] == 'h' && a[2] != 0) || !strcmp(a, "-h") ||
       !strcmp(a, "-xc"))
     return "-prof";
-  if (!strncmp(a, "--record", 8) || !strncmp(a, "--replay", 8) || !strcmp(a, "--step"))
+#endif
+#if !LZ_REPLAY
+  if (!strncmp(a, "--record", 8) || !strncmp(a, "--replay", 8))
+    return "-replay";
+#endif
+  if (!strcmp(a, "--step"))
     return "-replay";
   return NULL;
 }
 
 static int rts_option(const char *a, LzFlags *f, char *err, size_t errlen) {
   size_t sz;
+#if LZ_REPLAY
+  if (!strncmp(a, "--record", 8) || !strncmp(a, "--replay", 8))
+    return lz_replay_flag(a, err, errlen);
+#endif
   const char *way = other_way(a);
   if (way)
     return fail(err, errlen, "the flag %s requires the program to be built with %s", a, way);
@@ -91,6 +107,10 @@ static int rts_option(const char *a, LzFlags *f, char *err, size_t errlen) {
     return 2;
   if (a[0] != '-')
     return fail(err, errlen, "unexpected RTS argument: %s", a);
+#if LZ_PROF
+  if (a[1] == 'p' || a[1] == 'V') /* -p, -pa, -pj, -V<secs>: prof.c */
+    return lz_prof_flag(a, err, errlen);
+#endif
   switch (a[1]) {
 #if LZ_WAY_EVENTLOG
   case 'l': /* -l[classes]: GHC's letters s g p f u a, -x removes x; unknown: warning */
@@ -233,6 +253,12 @@ static const char *const usage[] = {
     "",
 #else
     "  -C<secs>   Context-switch interval in seconds (default 0.02)",
+    "",
+#endif
+#if LZ_PROF
+    "  -p       Time/allocation profile in <program>.prof (GHC's layout)",
+    "  -pa      The same with every cost centre; -pj in GHC's JSON form",
+    "  -V<secs> Profiling tick interval (default 0.001)",
     "",
 #endif
     "  -N, -q*  need a program built with -threaded; -l with -eventlog;",

@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include "rts_priv.h"
+#if LZ_REPLAY
+#include "replay.h"
+#endif
 
 LZ_FN(lz_update_frame_entry);
 LZ_FN(lz_stop_frame_entry);
@@ -71,6 +74,10 @@ static void clear_free_vars(LzCap *cap, LzWord *thunk) {
 
 LZ_FN(lz_update_frame_entry) {
   LzWord *thunk = (LzWord *)sp[1];
+#if LZ_REPLAY
+  if (lz_replaying) /* a recorded wake-up: its thread must have blocked first */
+    lz_replay_before_update(cap, thunk);
+#endif
   clear_free_vars(cap, thunk);
   thunk[1] = r1; /* result first, then the info: a reader never sees IND without it */
 #if LZ_THREADED

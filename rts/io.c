@@ -20,6 +20,9 @@
 
 #include "eventlog.h"
 #include "rts_priv.h"
+#if LZ_REPLAY
+#include "replay.h"
+#endif
 
 #define BUF_BYTES 8192
 
@@ -225,7 +228,11 @@ static bool fill(Handle *h, size_t want) {
       h->rlen -= h->rpos;
       h->rpos = 0;
     }
+#if LZ_REPLAY
+    ssize_t n = lz_replay_io_read(h->os, h->rbuf + h->rlen, BUF_BYTES - h->rlen);
+#else
     ssize_t n = read(h->os, h->rbuf + h->rlen, BUF_BYTES - h->rlen);
+#endif
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0)

@@ -33,6 +33,12 @@
 
 #include "eventlog.h"
 #include "sparkpool.h"
+#if LZ_REPLAY
+#include "replay.h"
+#endif
+#if LZ_PROF
+#include "prof.h"
+#endif
 
 struct LzSched {
   pthread_mutex_t lock; /* the run queue */
@@ -176,8 +182,18 @@ static _Noreturn void park_forever(LzCap *cap) {
     pause();
 }
 
+#if LZ_REPLAY
+static LzThread *rq_peek(LzCap *cap) { return S(cap)->rq_head; } /* replay: one runs at a time */
+#endif
+
 /* The next thread to run on cap: never NULL (sleeps until there is one). */
 static LzThread *find_work(LzCap *cap) {
+#if LZ_REPLAY
+  if (lz_replaying) {
+    LzReplaySchedOps ops = {pools, rq_peek, rq_pop, spark_thread};
+    return lz_replay_find_work(cap, &ops);
+  }
+#endif
   for (unsigned spins = 0;; spins++) {
     if (atomic_load(&shutting_down))
       park_forever(cap);
@@ -206,10 +222,17 @@ static LzThread *find_work(LzCap *cap) {
 
 void lz_sched_stopping(LzCap *cap, LzThread *t, LzStopWhy why, uint16_t ev_status) {
   S(cap)->why = why;
+#if LZ_PROF
+  lz_prof_thread_stop(cap, t->id); /* its cost-centre stack, before anyone resumes it */
+#endif
   lz_ev_stop_thread(cap->rest->ev, t->id, ev_status, 0);
 }
 
 bool lz_sched_yield_wanted(LzCap *cap) {
+#if LZ_REPLAY
+  if (lz_replaying)
+    return lz_replay_yield_wanted(cap);
+#endif
   return atomic_load_explicit(&S(cap)->rq_len, memory_order_relaxed) > 0 ||
          atomic_load_explicit(&shutting_down, memory_order_relaxed);
 }
@@ -234,12 +257,21 @@ static void run(LzCap *cap, LzThread *volatile t) {
   t->cap_no = cap->cap_no;
   lz_ev_run_thread(cap->rest->ev, t->id);
   atomic_store_explicit(&s->busy, 1, memory_order_relaxed);
+#if LZ_PROF
+  lz_prof_thread_run(cap, t->id);
+#endif
   if (setjmp(s->died) == 0)
     t->next(cap, t->sp, t->r1, t->r2, t->r3, t->r4);
   else
     s->why = LZ_STOP_DIED;
+#if LZ_PROF
+  lz_prof_cap_idle(cap);
+#endif
   atomic_store_explicit(&s->busy, 0, memory_order_relaxed);
   cap->tso = NULL;
+#if LZ_REPLAY
+  lz_replay_slice_end(cap, t, s->why);
+#endif
   switch (s->why) {
   case LZ_STOP_FINISHED:
   case LZ_STOP_DIED:
@@ -285,6 +317,15 @@ static void *timer_main(void *arg) {
 /* par#: the closure in the Box's field becomes a spark on this capability's pool. */
 LzWord lz_prim_spark(LzCap *cap, LzWord box) {
   LzWord x = LZ_UNTAG(box)[1];
+#if LZ_REPLAY
+  LzSparkId id = 0;
+  if (lz_spark_new(pools[cap->cap_no], x, &id) == LZ_SPARK_CREATED) {
+    if (lz_replaying)
+      lz_replay_spark_pushed(cap, x, id);
+    notify(NULL);
+  }
+  return 0;
+#endif
   if (lz_spark_new(pools[cap->cap_no], x, NULL) == LZ_SPARK_CREATED)
     notify(NULL);
   return 0;
@@ -398,6 +439,11 @@ _Noreturn void lz_sched_main(LzCap *cap0, LzWord *main_closure) {
 void lz_sched_stop_others(void) {
   if (!lz_caps || atomic_exchange(&shutting_down, 1))
     return;
+#if LZ_REPLAY
+  lz_replay_exiting(); /* replay: the others finish their recorded events, then wait */
+  if (lz_replaying)
+    return;
+#endif
   for (unsigned i = 0; i < lz_ncaps; i++)
     __atomic_store_n(&lz_caps[i]->yield, 1, __ATOMIC_RELAXED);
   pthread_mutex_lock(&idle_lock);

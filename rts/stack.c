@@ -12,7 +12,7 @@
 
 #include "rts_priv.h"
 
-static uint32_t next_thread_id = 1;
+static _Atomic uint32_t next_thread_id = 1; /* threads are made on every capability */
 
 static LzWord *new_stack(size_t words) {
   LzWord *s = GC_MALLOC_IGNORE_OFF_PAGE(words * sizeof(LzWord));

@@ -18,6 +18,9 @@
 #if LZ_REPLAY
 #include "replay.h"
 #endif
+#if LZ_PROF
+#include "prof.h"
+#endif
 
 const char *lz_prog_name;
 int lz_prog_argc;
@@ -104,6 +107,9 @@ _Noreturn void lz_exit(int status) {
   }
 #endif
   lz_io_flush_all();
+#if LZ_PROF
+  lz_prof_end(); /* the cost-centre report (+RTS -p): Note [Profiling] */
+#endif
   eventlog_end();
 #if LZ_REPLAY
   lz_replay_log_end();
@@ -149,6 +155,9 @@ int lz_rts_main(int argc, char **argv, LzWord *main_closure) {
   lz_sched_init();
 #endif
   eventlog_start(argc, argv);
+#if LZ_PROF
+  lz_prof_start(argc, argv);
+#endif
   lz_stats_mut_start();
 #if LZ_THREADED
   lz_sched_main(cap, main_closure);

@@ -1,0 +1,216 @@
+/* replay.c — recording a parallel run (`+RTS --record`), and the parts of replay that are
+ * about flags and start-up.
+ *
+ * Recording is the ordinary event log (thread and user classes) written through the
+ * zstd sink of replaylog_write.c into `prog.lzr`, whose header ties it to this binary
+ * (SHA-256), its command line, -N and environment. Three things are added to what the
+ * scheduler logs anyway, each where the nondeterministic choice is made: after every
+ * slice (a thread returning to the scheduler) an RPL_SLICE event with the capability's
+ * allocation count, which is where a pre-emption happened in terms replay can find
+ * again; for every spark a capability takes when looking for work an RPL_SPARK event
+ * with its id (run, stolen, or fizzled); and the bytes every read of stdin returned.
+ * Replay itself is replay_sched.c. Note [Replay] in docs/notes/replay.md.
+ */
+#include "rts_priv.h"
+
+#if LZ_REPLAY
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "eventlog.h"
+#include "replay.h"
+#include "replaylog.h"
+
+extern char **environ;
+
+LzReplayMode lz_replay_mode;
+static const char *log_path; /* NULL: <prog>.lzr */
+static LzReplayWriter *writer;
+
+const LzEvType lz_rpl_types[] = {
+    {LZ_EVT_RPL_INPUT, LZ_EV_VAR, "Lz replay: input bytes"},
+    {LZ_EVT_RPL_IO_RESULT, LZ_EV_VAR, "Lz replay: IO result"},
+    {LZ_EVT_RPL_SLICE, LZ_RPL_SLICE_BYTES, "Lz replay: slice end (tid, why, allocation)"},
+    {LZ_EVT_RPL_SPARK, LZ_RPL_SPARK_BYTES, "Lz replay: spark taken (id, kind, pool)"},
+};
+const size_t lz_rpl_ntypes = sizeof lz_rpl_types / sizeof lz_rpl_types[0];
+
+int lz_replay_flag(const char *a, char *err, size_t errlen) {
+  LzReplayMode m = !strncmp(a, "--record", 8) ? LZ_RPL_RECORD : LZ_RPL_REPLAY;
+  const char *rest = a + 8;
+  if (*rest && (*rest != '=' || !rest[1])) {
+    snprintf(err, errlen, "bad RTS option: %s (use %.8s or %.8s=<file>)", a, a, a);
+    return 1;
+  }
+  if (lz_replay_mode != LZ_RPL_OFF && lz_replay_mode != m) {
+    snprintf(err, errlen, "--record and --replay cannot be given together");
+    return 1;
+  }
+  lz_replay_mode = m;
+  log_path = *rest ? rest + 1 : NULL;
+  return 0;
+}
+
+static const char *path_or_default(char *buf, size_t n) {
+  if (log_path) return log_path;
+  snprintf(buf, n, "%s.lzr", lz_prog_name);
+  return buf;
+}
+
+void lz_replay_prepare(void) {
+  if (lz_replay_mode != LZ_RPL_REPLAY) return;
+  char name[4096];
+  lz_rpl_load(path_or_default(name, sizeof name));
+  const LzReplayHeader *h = lz_rpl_header();
+  /* the recorded command line gives the arguments and the RTS flags; parsing it must not
+   * change the mode */
+  LzReplayMode mode = lz_replay_mode;
+  const char *path = log_path;
+  lz_replay_mode = LZ_RPL_OFF;
+  LzFlags f;
+  int argc = 0;
+  char **args = malloc(((size_t)h->argc + 1) * sizeof(char *));
+  char err[512];
+  if (!args || lz_parse_rts_flags(h->argc, (char **)h->argv, &f, &argc, args, err, sizeof err) == 1)
+    lz_rpl_fail("the recorded command line does not parse: %s", args ? err : "out of memory");
+  lz_replay_mode = mode;
+  log_path = path;
+  f.stats = lz_flags.stats;
+  f.stats_file = lz_flags.stats_file;
+  f.ncaps = h->ncaps;
+  lz_flags = f;
+  lz_prog_argc = argc;
+  lz_prog_argv = args;
+}
+
+/* ---- recording -------------------------------------------------------------------------- */
+
+static char **rts_opts(int *n) {
+  static char buf[4][64];
+  static char *v[4];
+  snprintf(buf[0], sizeof buf[0], "-N%u", lz_ncaps);
+  snprintf(buf[1], sizeof buf[1], "-C%g", (double)lz_flags.ctx_switch_ns / 1e9);
+  snprintf(buf[2], sizeof buf[2], "-e%zu", lz_flags.spark_pool);
+  snprintf(buf[3], sizeof buf[3], "-A%zu", lz_flags.initial_heap_bytes);
+  for (int i = 0; i < 4; i++)
+    v[i] = buf[i];
+  *n = 4;
+  return v;
+}
+
+static void record_start(int argc, char **argv) {
+  char name[4096], err[1024], exe[4096];
+  const char *path = path_or_default(name, sizeof name);
+  LzReplayHeader h;
+  memset(&h, 0, sizeof h);
+  if (lz_sha256_file("/proc/self/exe", h.exe_hash, err, sizeof err) != 0)
+    lz_die(1, "--record: %s", err);
+  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[k > 0 ? k : 0] = 0;
+  int n_env = 0;
+  while (environ && environ[n_env])
+    n_env++;
+  h.ncaps = lz_ncaps;
+  h.exe_path = exe;
+  h.argc = argc;
+  h.argv = argv;
+  h.rts_opts = rts_opts(&h.n_rts_opts);
+  h.n_env = n_env;
+  h.env = environ;
+  writer = lz_replay_writer_open(path, &h, 0, err, sizeof err);
+  if (!writer) lz_die(1, "--record: %s", err);
+  LzEvOptions o = {0};
+  o.classes = LZ_EVC_SCHED | LZ_EVC_USER;
+  o.types = lz_rpl_types;
+  o.ntypes = lz_rpl_ntypes;
+  o.sink = lz_replay_sink;
+  o.sink_ctx = writer;
+  o.rts_id = "Lz-0.1 rts_rpl";
+  if (lz_eventlog_open(NULL, lz_ncaps, argc, argv, &o) != 0)
+    lz_die(1, "--record: cannot start the event log: %s", strerror(errno));
+  for (unsigned i = 0; i < lz_ncaps; i++) {
+    lz_caps[i]->rest->ev = lz_ev_cap_buf(i);
+    lz_caps[i]->rest->ev_sparks = NULL;
+  }
+  lz_spark_hook = lz_replay_spark_hook;
+}
+
+bool lz_replay_log_start(int argc, char **argv) {
+  if (lz_replay_mode == LZ_RPL_RECORD) {
+    record_start(argc, argv);
+    return true;
+  }
+  if (lz_replay_mode == LZ_RPL_REPLAY) return lz_rpl_open_compare_log(argc, argv);
+  return false;
+}
+
+void lz_replay_log_end(void) {
+  if (lz_replay_mode == LZ_RPL_RECORD && writer) {
+    const char *why = lz_replay_writer_error(writer);
+    if (why && *why) lz_message("--record: %s", why);
+    lz_replay_writer_free(writer, NULL);
+    writer = NULL;
+  } else if (lz_replay_mode == LZ_RPL_REPLAY) {
+    lz_rpl_finish();
+  }
+}
+
+/* ---- the replay events ------------------------------------------------------------------ */
+
+void lz_replay_post_spark(LzCap *cap, LzSparkId id, LzSparkEvent kind, uint32_t pool) {
+  LzEvBuf *eb = cap->rest->ev;
+  if (!eb) return;
+  uint8_t *p = lz_ev_begin(eb, LZ_EVT_RPL_SPARK, LZ_RPL_SPARK_BYTES);
+  p = lz_ev_put64(p, id);
+  p = lz_ev_put8(p, (uint8_t)kind);
+  lz_ev_put16(p, (uint16_t)pool);
+}
+
+void lz_replay_post_slice(LzCap *cap, uint32_t tid, LzStopWhy why, uint64_t alloc) {
+  LzEvBuf *eb = cap->rest->ev;
+  if (!eb) return;
+  uint8_t *p = lz_ev_begin(eb, LZ_EVT_RPL_SLICE, LZ_RPL_SLICE_BYTES);
+  p = lz_ev_put32(p, tid);
+  p = lz_ev_put16(p, (uint16_t)why);
+  lz_ev_put64(p, alloc);
+}
+
+static __thread bool exiting; /* this OS thread runs lz_exit */
+
+void lz_replay_exiting(void) {
+  exiting = true;
+  if (lz_replay_mode == LZ_RPL_REPLAY) lz_rpl_exiting();
+}
+
+/* Recording: lz_spark_find's choices, with the spark ids (not the final pruning's). */
+void lz_replay_spark_hook(uint32_t capno, LzSparkEvent ev, LzSparkId id, uint32_t victim) {
+  if (exiting) return;
+  if (ev == LZ_SPARK_EV_RUN || ev == LZ_SPARK_EV_STEAL || ev == LZ_SPARK_EV_FIZZLE)
+    lz_replay_post_spark(lz_caps[capno], id, ev, (uint32_t)LZ_SPARK_ID_CAP(id)); /* its pool */
+}
+
+void lz_replay_slice_end(LzCap *cap, LzThread *t, LzStopWhy why) {
+  if (lz_replay_mode != LZ_RPL_OFF) lz_replay_post_slice(cap, t->id, why, cap->alloc_bytes);
+  if (lz_replay_mode == LZ_RPL_REPLAY) lz_rpl_slice_done(cap);
+}
+
+/* ---- stdin ---------------------------------------------------------------------------------- */
+
+long lz_replay_io_read(int fd, void *buf, size_t n) {
+  if (fd == 0 && lz_replay_mode == LZ_RPL_REPLAY) {
+    long got = lz_rpl_stdin(buf, n);
+    LzCap *cap = lz_current_cap;
+    if (cap && cap->rest->ev) lz_replay_post_input(cap->rest->ev, 0, buf, (size_t)got);
+    return got;
+  }
+  ssize_t got = read(fd, buf, n);
+  if (fd == 0 && got >= 0 && lz_replay_mode == LZ_RPL_RECORD) {
+    LzCap *cap = lz_current_cap;
+    if (cap && cap->rest->ev) lz_replay_post_input(cap->rest->ev, 0, buf, (size_t)got);
+  }
+  return got;
+}
+
+#endif

@@ -1,0 +1,102 @@
+/* replay.h — record and replay of parallel runs (the -replay way), between the runtime's
+ * hooks and rts/replay*.c.
+ *
+ * A program built with `lzc -replay` links liblzrts_rpl.a (threaded + event log +
+ * LZ_REPLAY). `+RTS --record[=prog.lzr]` writes the run's event log through the zstd
+ * sink of replaylog_write.c, with a few replay events that make the nondeterministic
+ * choices explicit; `+RTS --replay[=prog.lzr]` re-executes that run one capability at a
+ * time, following the recorded choices, and compares every event it emits with the
+ * recorded one. The design, and what is and is not reproduced, is Note [Replay] in
+ * docs/notes/replay.md. Every hook below is called only from `#if LZ_REPLAY` code.
+ */
+#ifndef LZ_REPLAY_H
+#define LZ_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eventlog.h"
+#include "rts_priv.h"
+#include "sparkpool.h"
+
+/* Replay events (declared, with the recorded-input ones, in logs of the -replay way):
+ *   LZ_EVT_RPL_SLICE  tid u32, why u16 (LzStopWhy), alloc u64: a thread returned to the
+ *                     scheduler; alloc = the capability's allocated bytes at that moment
+ *                     (the deterministic position of a pre-emption);
+ *   LZ_EVT_RPL_SPARK  id u64, kind u8 (LzSparkEvent: RUN, STEAL or FIZZLE), pool u16:
+ *                     the spark the capability took from `pool` when looking for work. */
+enum { LZ_EVT_RPL_SLICE = 1910, LZ_EVT_RPL_SPARK = 1911 };
+#define LZ_RPL_SLICE_BYTES 14
+#define LZ_RPL_SPARK_BYTES 11
+
+typedef enum LzReplayMode { LZ_RPL_OFF, LZ_RPL_RECORD, LZ_RPL_REPLAY } LzReplayMode;
+extern LzReplayMode lz_replay_mode;
+#define lz_replaying (lz_replay_mode == LZ_RPL_REPLAY)
+
+/* flags.c: "--record[=file]" or "--replay[=file]"; 0, or 1 with a message in err. */
+int lz_replay_flag(const char *arg, char *err, size_t errlen);
+
+/* start.c. After the flags are parsed, before the runtime starts: for --replay, open and
+ * check the log (exit 3 on any problem) and put the recorded arguments, -N and flags in
+ * place. */
+void lz_replay_prepare(void);
+/* Instead of the -l event log: open the recording (zstd sink) or the replay's
+ * comparison log, and give the capabilities their buffers. Returns false when neither
+ * --record nor --replay was given. */
+bool lz_replay_log_start(int argc, char **argv);
+/* After the event log is closed: free the writer (record) or check that the whole
+ * recording was reproduced (replay; exit 3 if not). */
+void lz_replay_log_end(void);
+
+/* sched.c. */
+typedef struct LzReplaySchedOps {
+  LzSparkPool **pools;
+  LzThread *(*rq_peek)(LzCap *cap);
+  LzThread *(*rq_pop)(LzCap *cap);
+  LzThread *(*spark_thread)(LzCap *cap);
+} LzReplaySchedOps;
+/* lz_exit is stopping the other capabilities (record: the final pruning of the spark
+ * pools is not a choice to log; replay: let the others reach the end of their recorded
+ * events first). */
+void lz_replay_exiting(void);
+/* Replay: the next thread to run on cap, chosen as recorded. */
+LzThread *lz_replay_find_work(LzCap *cap, const LzReplaySchedOps *ops);
+/* Replay: stop here? (the recorded pre-emption point of the running slice) */
+bool lz_replay_yield_wanted(LzCap *cap);
+/* Both: a thread came back to run() (record: log RPL_SLICE; replay: the same, and the
+ * recording's next slice becomes current). */
+void lz_replay_slice_end(LzCap *cap, LzThread *t, LzStopWhy why);
+/* Replay: a spark was pushed by par#; a spark another capability steals later is
+ * reserved until then (Note [Reserved sparks]). */
+void lz_replay_spark_pushed(LzCap *cap, LzWord closure, LzSparkId id);
+
+/* blackhole.c, replay: a thread found a blackhole owned by another thread. True: block
+ * (the recording blocked here); false: the blackhole has been updated meanwhile. */
+bool lz_replay_may_block(LzCap *cap, LzWord *thunk);
+
+/* glue.c, replay: the update frame is about to update `thunk`. If the recording wakes a
+ * thread in this slice that has not blocked yet, let it block first. */
+void lz_replay_before_update(LzCap *cap, LzWord *thunk);
+
+/* io.c: read(2) of a handle (record: logs stdin bytes; replay: serves them). */
+long lz_replay_io_read(int fd, void *buf, size_t n);
+
+/* Shared by replay.c and replay_sched.c. */
+void lz_replay_spark_hook(uint32_t cap, LzSparkEvent ev, LzSparkId id, uint32_t victim);
+void lz_replay_post_spark(LzCap *cap, LzSparkId id, LzSparkEvent kind, uint32_t pool);
+void lz_replay_post_slice(LzCap *cap, uint32_t tid, LzStopWhy why, uint64_t alloc);
+extern const LzEvType lz_rpl_types[];
+extern const size_t lz_rpl_ntypes;
+
+/* replay_sched.c, for replay.c. */
+void lz_rpl_load(const char *path); /* open, check, read every event */
+const struct LzReplayHeader *lz_rpl_header(void);
+bool lz_rpl_open_compare_log(int argc, char **argv);
+void lz_rpl_finish(void);
+void lz_rpl_slice_done(LzCap *cap);
+void lz_rpl_exiting(void);
+long lz_rpl_stdin(void *buf, size_t n);
+_Noreturn void lz_rpl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,744 @@
+/* replay_sched.c — replaying a recorded run (`+RTS --replay`): one capability at a time,
+ * each following its recorded event stream, every emitted event compared with it.
+ *
+ * The log is read whole at start-up into one event list per capability. Capabilities
+ * keep their OS threads, but a baton lets exactly one of them run at any moment. Each
+ * capability replays its own stream: when it looks for work it takes exactly what the
+ * recording says (the thread at the head of its run queue, a thread migrated from
+ * another queue, or the spark with the recorded id from the recorded pool, fizzled
+ * ones included), and a running thread stops exactly at its recorded stop (a
+ * pre-emption when the capability's allocation count reaches the recorded one; a block
+ * only where the recording blocked). Whenever what a capability needs is not there yet
+ * — a spark another capability has not pushed, a thread not yet woken, a thunk another
+ * capability still has to claim or update — it hands the baton to the next capability;
+ * if every capability is waiting the replay is stuck, which is a divergence. The run's
+ * own event log goes to a sink that compares it, event by event per capability, with
+ * the recording (thread ids up to the renaming made at thread creation), and stops the
+ * program at the first difference with exit status 3. Note [Replay] in
+ * docs/notes/replay.md.
+ */
+#include "rts_priv.h"
+
+#if LZ_REPLAY
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "eventlog.h"
+#include "replay.h"
+#include "replaylog.h"
+
+/* ---- the recording, in memory ------------------------------------------------------------- */
+
+typedef struct Ev {
+  uint16_t type;
+  uint32_t len;
+  size_t off;     /* payload in `arena` */
+  uint64_t index; /* number of the event in the file (what messages call #N) */
+  uint64_t time;
+} Ev;
+
+typedef struct Stream {
+  Ev *ev;
+  size_t n, room;
+  size_t ctl;      /* next event the scheduling decisions look at */
+  size_t cmp;      /* next event the comparison expects */
+  bool in_slice;   /* a thread is running: its recorded stop is slice_* */
+  size_t wake_at;  /* its next recorded THREAD_WAKEUP not yet done (or slice_at) */
+  size_t slice_at; /* index of its RPL_SLICE (n if the recording ends first) */
+  uint16_t slice_why;
+  uint64_t slice_alloc;
+} Stream;
+
+static LzReplayReader *reader;
+static Stream *streams;
+static unsigned nstreams;
+static uint8_t *arena;
+static size_t arena_n, arena_room;
+static Ev *input; /* stdin reads, in time order */
+static size_t n_input, input_at, input_byte;
+static uint64_t *stolen; /* open-addressing set of stolen spark ids (0: empty) */
+static size_t stolen_mask;
+static uint32_t *rec2rep, *rep2rec; /* thread ids: recorded <-> this run */
+static LzThread **threads;          /* by this run's id */
+static size_t ntids;
+
+static const uint8_t *PAY(const Ev *e) { return arena + e->off; }
+static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static uint32_t get32(const uint8_t *p) { return (uint32_t)get16(p) << 16 | get16(p + 2); }
+static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) << 32 | get32(p + 4); }
+
+_Noreturn void lz_rpl_fail(const char *fmt, ...) {
+  char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fflush(stdout);
+  fprintf(stderr, "%s: %s\n", lz_prog_name ? lz_prog_name : "lz", msg);
+  _exit(3);
+}
+
+/* Types not compared: collections happen where Boehm decides, not where the program is. */
+static bool ignored(uint16_t type) {
+  return (type >= 9 && type <= 12) || (type >= 20 && type <= 22) || (type >= 49 && type <= 52) ||
+         type == 54 || type == LZ_EVT_SPARK_COUNTERS;
+}
+
+static void *grow(void *p, size_t *room, size_t need, size_t elem) {
+  if (need <= *room) return p;
+  size_t r = *room ? *room : 1024;
+  while (r < need)
+    r *= 2;
+  p = realloc(p, r * elem);
+  if (!p) lz_rpl_fail("--replay: out of memory reading the log");
+  *room = r;
+  return p;
+}
+
+static void stolen_add(uint64_t id) {
+  size_t i = (size_t)(id * 0x9E3779B97F4A7C15ull) & stolen_mask;
+  while (stolen[i] && stolen[i] != id)
+    i = (i + 1) & stolen_mask;
+  stolen[i] = id;
+}
+
+static bool stolen_has(uint64_t id) {
+  if (!stolen) return false;
+  size_t i = (size_t)(id * 0x9E3779B97F4A7C15ull) & stolen_mask;
+  while (stolen[i]) {
+    if (stolen[i] == id) return true;
+    i = (i + 1) & stolen_mask;
+  }
+  return false;
+}
+
+static int by_time(const void *a, const void *b) {
+  const Ev *x = a, *y = b;
+  return x->time < y->time ? -1 : x->time > y->time ? 1 : x->index < y->index ? -1 : 1;
+}
+
+void lz_rpl_load(const char *path) {
+  uint8_t self[LZ_SHA256_BYTES];
+  char err[2048];
+  if (lz_sha256_file("/proc/self/exe", self, err, sizeof err) != 0)
+    lz_rpl_fail("--replay: %s", err);
+  reader = lz_replay_open(path, self, err, sizeof err);
+  if (!reader) lz_rpl_fail("%s", err);
+  const LzReplayHeader *h = lz_replay_header(reader);
+  if (h->ncaps < 1 || h->ncaps > 256) lz_rpl_fail("%s: the log's header says -N%u", path, h->ncaps);
+  nstreams = h->ncaps;
+  streams = calloc(nstreams, sizeof *streams);
+  size_t n_steals = 0, n_creates = 0, input_room = 0;
+  uint32_t max_tid = 1;
+  LzReplayEvent e;
+  int r;
+  while ((r = lz_replay_next_event(reader, &e)) == LZ_REPLAY_EVENT) {
+    if (e.cap == LZ_EV_CAP_GLOBAL || ignored(e.type)) continue;
+    if (e.cap >= nstreams)
+      lz_rpl_fail("%s: event #%llu is on capability %u, but the run had -N%u", path,
+                  (unsigned long long)e.index, e.cap, nstreams);
+    Stream *s = &streams[e.cap];
+    s->ev = grow(s->ev, &s->room, s->n + 1, sizeof(Ev));
+    arena = grow(arena, &arena_room, arena_n + e.len, 1);
+    memcpy(arena + arena_n, e.payload, e.len);
+    Ev *x = &s->ev[s->n++];
+    *x = (Ev){e.type, e.len, arena_n, e.index, e.time};
+    arena_n += e.len;
+    if (e.type == LZ_EVT_RPL_SPARK && e.len == LZ_RPL_SPARK_BYTES &&
+        e.payload[8] == LZ_SPARK_EV_STEAL)
+      n_steals++;
+    if (e.type == LZ_EVT_CREATE_THREAD && e.len >= 4) {
+      n_creates++;
+      if (get32(e.payload) > max_tid) max_tid = get32(e.payload);
+    }
+    if (e.type == LZ_EVT_RPL_INPUT && e.len >= 4 && get32(e.payload) == 0) {
+      input = grow(input, &input_room, n_input + 1, sizeof(Ev));
+      input[n_input++] = *x;
+    }
+  }
+  if (r == LZ_REPLAY_ERROR) lz_rpl_fail("%s", lz_replay_error(reader));
+  if (!lz_replay_complete(reader))
+    lz_message("--replay: %s is incomplete (the recorded program was killed): replaying as "
+               "far as it goes",
+               path);
+  qsort(input, n_input, sizeof(Ev), by_time);
+  size_t size = 16;
+  while (size < 2 * n_steals + 2)
+    size *= 2;
+  stolen = calloc(size, sizeof(uint64_t));
+  stolen_mask = size - 1;
+  for (unsigned c = 0; c < nstreams; c++)
+    for (size_t i = 0; i < streams[c].n; i++) {
+      const Ev *x = &streams[c].ev[i];
+      if (x->type == LZ_EVT_RPL_SPARK && x->len == LZ_RPL_SPARK_BYTES &&
+          PAY(x)[8] == LZ_SPARK_EV_STEAL)
+        stolen_add(get64(PAY(x)));
+    }
+  ntids = (size_t)max_tid + n_creates + 16;
+  rec2rep = calloc(ntids, sizeof(uint32_t));
+  rep2rec = calloc(ntids, sizeof(uint32_t));
+  threads = calloc(ntids, sizeof(LzThread *));
+  if (!stolen || !rec2rep || !rep2rec || !threads)
+    lz_rpl_fail("--replay: out of memory reading the log");
+  rec2rep[1] = rep2rec[1] = 1; /* the main thread */
+}
+
+const LzReplayHeader *lz_rpl_header(void) { return lz_replay_header(reader); }
+
+long lz_rpl_stdin(void *buf, size_t n) {
+  if (input_at == n_input) return 0;
+  const Ev *e = &input[input_at];
+  size_t have = e->len - 4 - input_byte;
+  if (have > n) have = n;
+  memcpy(buf, PAY(e) + 4 + input_byte, have);
+  input_byte += have;
+  if (input_byte == e->len - 4) input_at++, input_byte = 0;
+  return (long)have;
+}
+
+/* ---- describing events (messages) ----------------------------------------------------------- */
+
+static const char *status_name(uint16_t s) {
+  switch (s) {
+  case LZ_EV_STOP_HEAP_OVERFLOW: return "heap overflow";
+  case LZ_EV_STOP_YIELDING: return "yielding";
+  case LZ_EV_STOP_FINISHED: return "finished";
+  case LZ_EV_STOP_BLOCKED_ON_BLACKHOLE: return "blocked on a blackhole";
+  default: return "other";
+  }
+}
+
+static void describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint32_t len) {
+  const char *d = lz_replay_type_desc(reader, type);
+  int k = snprintf(out, n, "%s", d ? d : "?");
+  if (k < 0 || (size_t)k >= n) return;
+  out += k, n -= (size_t)k;
+  switch (type) {
+  case LZ_EVT_STOP_THREAD:
+    if (len >= 6) snprintf(out, n, " (thread %u, %s)", get32(p), status_name(get16(p + 4)));
+    return;
+  case LZ_EVT_CREATE_THREAD:
+  case LZ_EVT_RUN_THREAD:
+  case LZ_EVT_THREAD_RUNNABLE:
+  case LZ_EVT_CREATE_SPARK_THREAD:
+    if (len >= 4) snprintf(out, n, " (thread %u)", get32(p));
+    return;
+  case LZ_EVT_MIGRATE_THREAD:
+  case LZ_EVT_THREAD_WAKEUP:
+    if (len >= 6) snprintf(out, n, " (thread %u, capability %u)", get32(p), get16(p + 4));
+    return;
+  case LZ_EVT_RPL_SLICE:
+    if (len >= LZ_RPL_SLICE_BYTES)
+      snprintf(out, n, " (thread %u, why %u, allocated %llu bytes)", get32(p), get16(p + 4),
+               (unsigned long long)get64(p + 6));
+    return;
+  case LZ_EVT_RPL_SPARK:
+    if (len >= LZ_RPL_SPARK_BYTES)
+      snprintf(out, n, " (spark %llu:%llu, %s, pool %u)",
+               (unsigned long long)LZ_SPARK_ID_CAP(get64(p)),
+               (unsigned long long)LZ_SPARK_ID_SEQ(get64(p)),
+               p[8] == LZ_SPARK_EV_RUN     ? "run"
+               : p[8] == LZ_SPARK_EV_STEAL ? "stolen"
+                                           : "fizzled",
+               get16(p + 9));
+    return;
+  default: snprintf(out, n, " (%u payload bytes)", len);
+  }
+}
+
+static _Noreturn void diverged(unsigned cap, const Ev *want, const char *got) {
+  char w[256];
+  if (want)
+    describe(w, sizeof w, want->type, PAY(want), want->len);
+  else
+    snprintf(w, sizeof w, "no more events (the recording of capability %u ends here)", cap);
+  if (want)
+    lz_rpl_fail("replay diverged at event #%llu (capability %u): expected %s, got %s",
+                (unsigned long long)want->index, cap, w, got);
+  lz_rpl_fail("replay diverged on capability %u: expected %s, got %s", cap, w, got);
+}
+
+/* ---- comparing the run's event log with the recording ----------------------------------- */
+
+static bool seen_header;
+static volatile int stuck_closing; /* the log is being closed because the replay is stuck */
+
+static bool has_tid(uint16_t type) {
+  return type == LZ_EVT_CREATE_THREAD || type == LZ_EVT_RUN_THREAD || type == LZ_EVT_STOP_THREAD ||
+         type == LZ_EVT_THREAD_RUNNABLE || type == LZ_EVT_MIGRATE_THREAD ||
+         type == LZ_EVT_THREAD_WAKEUP || type == LZ_EVT_CREATE_SPARK_THREAD ||
+         type == LZ_EVT_RPL_SLICE;
+}
+
+static void compare(unsigned cap, uint16_t type, const uint8_t *p, uint32_t len) {
+  if (ignored(type)) return;
+  Stream *s = &streams[cap];
+  uint8_t got[64];
+  if (has_tid(type) && len >= 4 && len <= sizeof got) {
+    memcpy(got, p, len);
+    uint32_t tid = get32(p);
+    if (tid < ntids && rep2rec[tid]) lz_ev_put32(got, rep2rec[tid]);
+    p = got;
+  }
+  if (s->cmp == s->n) {
+    char g[256];
+    describe(g, sizeof g, type, p, len);
+    diverged(cap, NULL, g);
+  }
+  const Ev *want = &s->ev[s->cmp];
+  if (want->type != type || want->len != len || memcmp(PAY(want), p, len) != 0) {
+    char g[256];
+    describe(g, sizeof g, type, p, len);
+    diverged(cap, want, g);
+  }
+  s->cmp++;
+}
+
+/* The sink of the replay's event log: the header, then one block per call, then the end
+ * marker (Note [Event log]). Blocks of capabilities are compared; global ones skipped. */
+static size_t compare_sink(void *ctx, const void *bytes, size_t n) {
+  (void)ctx;
+  if (!bytes) return 0;
+  const uint8_t *p = bytes, *end = p + n;
+  if (!seen_header) {
+    seen_header = true;
+    return n;
+  }
+  if (n < 24 || get16(p) != LZ_EVT_BLOCK_MARKER) return n; /* the end marker */
+  uint32_t size = get32(p + 10);
+  uint16_t cap = get16(p + 22);
+  if (size < 24 || size > n)
+    lz_rpl_fail("--replay: internal error: a block of %u bytes in a piece of %zu", size, n);
+  end = p + size;
+  if (cap == LZ_EV_CAP_GLOBAL || cap >= nstreams) return n;
+  for (const uint8_t *q = p + 24; q + 10 <= end;) {
+    uint16_t type = get16(q);
+    q += 10;
+    int sz = lz_replay_type_size(reader, type);
+    uint32_t len;
+    if (sz == LZ_EV_VAR) {
+      len = get16(q);
+      q += 2;
+    } else if (sz >= 0) {
+      len = (uint32_t)sz;
+    } else {
+      lz_rpl_fail("--replay: this run posted event type %u, which the recording does not declare",
+                  type);
+    }
+    compare(cap, type, q, len);
+    q += len;
+  }
+  return n;
+}
+
+bool lz_rpl_open_compare_log(int argc, char **argv) {
+  LzEvOptions o = {0};
+  o.classes = LZ_EVC_SCHED | LZ_EVC_USER;
+  o.types = lz_rpl_types;
+  o.ntypes = lz_rpl_ntypes;
+  o.sink = compare_sink;
+  o.chunk_bytes = 4096; /* small blocks: a divergence is seen soon after it happens */
+  o.rts_id = "Lz-0.1 rts_rpl";
+  if (lz_eventlog_open(NULL, lz_ncaps, argc, argv, &o) != 0)
+    lz_rpl_fail("--replay: cannot start the event log");
+  for (unsigned i = 0; i < lz_ncaps; i++) {
+    lz_caps[i]->rest->ev = lz_ev_cap_buf(i);
+    lz_caps[i]->rest->ev_sparks = NULL;
+  }
+  return true;
+}
+
+/* After the log is closed (every block compared): was everything reproduced? */
+void lz_rpl_finish(void) {
+  if (stuck_closing) return;
+  for (unsigned c = 0; c < nstreams; c++)
+    if (streams[c].cmp < streams[c].n)
+      diverged(c, &streams[c].ev[streams[c].cmp], "the end of the run");
+}
+
+/* ---- the baton ------------------------------------------------------------------------------ */
+
+static pthread_mutex_t baton_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t baton_moved = PTHREAD_COND_INITIALIZER;
+static unsigned holder;          /* the capability allowed to run */
+static unsigned fails;           /* consecutive capabilities that could not go on */
+static uint64_t passes;          /* hand-overs since a slice last began or ended */
+static __thread bool have_baton; /* this OS thread holds it */
+
+static void baton_wait_turn(unsigned me) {
+  pthread_mutex_lock(&baton_lock);
+  while (holder != me)
+    pthread_cond_wait(&baton_moved, &baton_lock);
+  pthread_mutex_unlock(&baton_lock);
+  have_baton = true;
+}
+
+static size_t next_control(Stream *s);
+
+static _Noreturn void stuck(LzCap *cap, const char *what) {
+  /* Every capability waits: nobody else runs, so the log may be closed from here; a
+   * divergence in what was emitted so far is the better message. */
+  stuck_closing = 1;
+  lz_io_flush_all();
+  for (unsigned i = 0; i < lz_ncaps; i++)
+    lz_caps[i]->rest->ev = NULL;
+  lz_eventlog_close();
+  Stream *s = &streams[cap->cap_no];
+  if (s->ctl >= s->n && !lz_replay_complete(reader))
+    lz_rpl_fail("--replay: the (incomplete) recording ends here");
+  if (getenv("LZ_REPLAY_DEBUG"))
+    for (unsigned c = 0; c < nstreams; c++) {
+      Stream *o = &streams[c];
+      size_t i = next_control(o);
+      char d[256] = "end";
+      if (i < o->n) describe(d, sizeof d, o->ev[i].type, PAY(&o->ev[i]), o->ev[i].len);
+      fprintf(stderr, "  capability %u: %s, next control event #%llu %s\n", c,
+              o->in_slice ? "in a slice" : "between slices",
+              i < o->n ? (unsigned long long)o->ev[i].index : 0ull, d);
+    }
+  char w[256] = "nothing";
+  if (s->ctl < s->n)
+    describe(w, sizeof w, s->ev[s->ctl].type, PAY(&s->ev[s->ctl]), s->ev[s->ctl].len);
+  lz_rpl_fail("replay diverged: every capability waits; capability %u waits for %s "
+              "(its next recorded event: #%llu %s)",
+              cap->cap_no, what, s->ctl < s->n ? (unsigned long long)s->ev[s->ctl].index : 0ull, w);
+}
+
+/* Hold the baton with ok(arg) true, letting the other capabilities run meanwhile. */
+static void wait_until(LzCap *cap, bool (*ok)(void *), void *arg, const char *what) {
+  if (!have_baton) baton_wait_turn(cap->cap_no);
+  while (!ok(arg)) {
+    if (++fails > lz_ncaps + 1 || ++passes > 1000000) /* nobody can go on, or a livelock */
+      stuck(cap, what);
+    pthread_mutex_lock(&baton_lock);
+    holder = (cap->cap_no + 1) % lz_ncaps;
+    pthread_cond_broadcast(&baton_moved);
+    while (holder != cap->cap_no)
+      pthread_cond_wait(&baton_moved, &baton_lock);
+    pthread_mutex_unlock(&baton_lock);
+  }
+  fails = 0;
+}
+
+static bool never(void *arg) {
+  (void)arg;
+  return false;
+}
+
+/* A slice the recording does not end (the program exited while it ran) is not run. */
+LZ_FN(lz_replay_park_entry) {
+  wait_until(cap, never, NULL, "nothing (its thread was running when the recording ended)");
+}
+
+/* ---- reserved sparks ------------------------------------------------------------------------
+ * Note [Reserved sparks]: a spark the recording says another capability stole is, until
+ * that capability takes it, a thunk nobody else may claim: its info word points to
+ * lz_replay_reserved_info and its spare word keeps the real info. Entering it waits. */
+
+LZ_FN(lz_replay_reserved_entry);
+static const LzInfo reserved_info = {lz_replay_reserved_entry, LZ_THUNK, 0, 0, 0, 0,
+                                     "reserved spark"};
+
+static bool not_reserved(void *x) { return ((LzWord *)x)[0] != (LzWord)&reserved_info; }
+
+/* Reserved sparks a thread blocked on before their thief took them: the blackhole made
+ * for the blocking is not a claim (see unreserve and lz_replay_before_update). */
+#define MAX_PARKED 64
+static LzWord *blocked_reserved[MAX_PARKED];
+static unsigned n_blocked_reserved, pending_reserved_wakes;
+LZ_FN(lz_blackhole_entry);
+
+static bool at_block_point(LzCap *cap) {
+  Stream *s = &streams[cap->cap_no];
+  return s->in_slice && s->slice_why == LZ_STOP_BLOCKED && cap->alloc_bytes == s->slice_alloc;
+}
+
+LZ_FN(lz_replay_reserved_entry) {
+  LzWord *x = LZ_UNTAG(r1);
+  if (at_block_point(cap) && n_blocked_reserved < MAX_PARKED) {
+    /* the recording blocked here, on the thief's blackhole: block on one of our own */
+    blocked_reserved[n_blocked_reserved++] = x;
+    pending_reserved_wakes++;
+    x[0] = (LzWord)&lz_blackhole_info;
+    LZ_JUMP(lz_blackhole_entry);
+  }
+  wait_until(cap, not_reserved, x, "a spark another capability steals");
+  LZ_JUMP(lz_eval);
+}
+
+void lz_replay_spark_pushed(LzCap *cap, LzWord closure, LzSparkId id) {
+  (void)cap;
+  if (!stolen_has(id) || LZ_TAG(closure)) return;
+  LzWord *x = LZ_UNTAG(closure);
+  if (x[0] == (LzWord)&reserved_info || ((const LzInfo *)x[0])->type != LZ_THUNK) return;
+  x[1] = x[0];
+  x[0] = (LzWord)&reserved_info;
+}
+
+static void unreserve(LzWord closure) {
+  LzWord *x = LZ_UNTAG(closure);
+  for (unsigned i = 0; i < n_blocked_reserved; i++)
+    if (blocked_reserved[i] == x) { /* waiters stay in the wait list: see before_update */
+      blocked_reserved[i] = blocked_reserved[--n_blocked_reserved];
+      x[0] = x[1];
+      x[1] = 0;
+      return;
+    }
+  if (!LZ_TAG(closure) && x[0] == (LzWord)&reserved_info) {
+    x[0] = x[1];
+    x[1] = 0;
+  }
+}
+
+/* ---- the scheduler's decisions ------------------------------------------------------------- */
+
+static bool is_control(uint16_t t) {
+  return t == LZ_EVT_CREATE_THREAD || t == LZ_EVT_RUN_THREAD || t == LZ_EVT_MIGRATE_THREAD ||
+         t == LZ_EVT_RPL_SPARK || t == LZ_EVT_RPL_SLICE;
+}
+
+static size_t next_control(Stream *s) {
+  size_t i = s->ctl;
+  while (i < s->n && !is_control(s->ev[i].type))
+    i++;
+  return i;
+}
+
+static uint32_t map_tid(uint32_t rec) { return rec < ntids ? rec2rep[rec] : 0; }
+
+LZ_FN(lz_replay_park_entry);
+
+static size_t next_wakeup(Stream *s, size_t from) {
+  while (from < s->slice_at && s->ev[from].type != LZ_EVT_THREAD_WAKEUP)
+    from++;
+  return from;
+}
+
+static void begin_slice(LzCap *cap, Stream *s, size_t run_at, LzThread *t) {
+  passes = 0;
+  if (t->id < ntids) threads[t->id] = t;
+  s->ctl = run_at + 1;
+  size_t k = run_at + 1;
+  while (k < s->n && s->ev[k].type != LZ_EVT_RPL_SLICE)
+    k++;
+  s->in_slice = true;
+  s->slice_at = k;
+  s->slice_why = k < s->n ? get16(PAY(&s->ev[k]) + 4) : 0xffff;
+  s->slice_alloc = k < s->n ? get64(PAY(&s->ev[k]) + 6) : 0;
+  s->wake_at = next_wakeup(s, run_at + 1);
+  cap->yield = s->slice_why == LZ_STOP_YIELD;
+  if (k == s->n && t->kind != LZ_THREAD_MAIN)
+    t->next = lz_replay_park_entry; /* the main thread's last slice ends in lz_exit */
+}
+
+void lz_rpl_slice_done(LzCap *cap) {
+  passes = 0;
+  Stream *s = &streams[cap->cap_no];
+  if (s->in_slice && s->slice_at < s->n) s->ctl = s->slice_at + 1;
+  s->in_slice = false;
+}
+
+typedef struct PoolWant {
+  LzSparkPool *pool;
+  LzSparkId id;
+} PoolWant;
+
+static bool pool_top_is(void *arg) {
+  PoolWant *w = arg;
+  int64_t t = atomic_load(&w->pool->top), b = atomic_load(&w->pool->bottom);
+  return t < b && atomic_load(&w->pool->slots[t & w->pool->mask].id) == w->id;
+}
+
+typedef struct RqWant {
+  const LzReplaySchedOps *ops;
+  LzCap *cap;
+  uint32_t tid;
+} RqWant;
+
+static bool rq_head_is(void *arg) {
+  RqWant *w = arg;
+  LzThread *t = w->ops->rq_peek(w->cap);
+  return t && t->id == w->tid;
+}
+
+static bool other_rq_has(void *arg) {
+  RqWant *w = arg;
+  for (unsigned k = 1; k < lz_ncaps; k++) {
+    LzCap *v = lz_caps[(w->cap->cap_no + k) % lz_ncaps];
+    LzThread *t = w->ops->rq_peek(v);
+    if (t && t->id == w->tid) return true;
+  }
+  return false;
+}
+
+static void bad(Stream *s, size_t i, unsigned cap, const char *got) {
+  diverged(cap, i < s->n ? &s->ev[i] : NULL, got);
+}
+
+LzThread *lz_replay_find_work(LzCap *cap, const LzReplaySchedOps *ops) {
+  if (!have_baton) baton_wait_turn(cap->cap_no);
+  Stream *s = &streams[cap->cap_no];
+  for (;;) {
+    size_t i = next_control(s);
+    if (i == s->n)
+      wait_until(cap, never, NULL, "work (the recording of this capability has ended)");
+    const Ev *e = &s->ev[i];
+    const uint8_t *p = PAY(e);
+    switch (e->type) {
+    case LZ_EVT_RPL_SPARK: {
+      LzSparkId id = get64(p);
+      unsigned kind = p[8], from = get16(p + 9);
+      if (from >= lz_ncaps) bad(s, i, cap->cap_no, "a spark pool that does not exist");
+      PoolWant w = {ops->pools[from], id};
+      wait_until(cap, pool_top_is, &w, "a spark to be pushed");
+      LzSpark sp;
+      if (lz_spark_pool_steal(w.pool, &sp) != LZ_SPARK_OK || sp.id != id)
+        bad(s, i, cap->cap_no, "a different spark");
+      LzSparkCounters *k = &ops->pools[cap->cap_no]->counters;
+      if (kind == LZ_SPARK_EV_FIZZLE)
+        k->fizzled++;
+      else
+        k->converted++;
+      lz_replay_post_spark(cap, id, (LzSparkEvent)kind, from);
+      s->ctl = i + 1;
+      if (kind == LZ_SPARK_EV_FIZZLE) continue;
+      unreserve(sp.closure);
+      LzThread *t = ops->spark_thread(cap);
+      size_t j = next_control(s);
+      if (j < s->n && s->ev[j].type == LZ_EVT_CREATE_THREAD) {
+        uint32_t rec = get32(PAY(&s->ev[j]));
+        if (rec < ntids && t->id < ntids) rec2rep[rec] = t->id, rep2rec[t->id] = rec;
+        s->ctl = j + 1;
+        j = next_control(s);
+      }
+      if (j == s->n || s->ev[j].type != LZ_EVT_RUN_THREAD ||
+          map_tid(get32(PAY(&s->ev[j]))) != t->id)
+        bad(s, j, cap->cap_no, "a spark thread starting");
+      t->next = lz_eval;
+      t->r1 = sp.closure;
+      begin_slice(cap, s, j, t);
+      return t;
+    }
+    case LZ_EVT_MIGRATE_THREAD: {
+      RqWant w = {ops, cap, map_tid(get32(p))};
+      wait_until(cap, other_rq_has, &w, "a runnable thread on another capability");
+      LzThread *t = NULL;
+      for (unsigned k = 1; k < lz_ncaps && !t; k++) {
+        LzCap *v = lz_caps[(cap->cap_no + k) % lz_ncaps];
+        LzThread *h = ops->rq_peek(v);
+        if (h && h->id == w.tid) t = ops->rq_pop(v);
+      }
+      lz_ev_migrate_thread(cap->rest->ev, t->id, (uint16_t)cap->cap_no);
+      s->ctl = i + 1;
+      size_t j = next_control(s);
+      if (j == s->n || s->ev[j].type != LZ_EVT_RUN_THREAD ||
+          map_tid(get32(PAY(&s->ev[j]))) != t->id)
+        bad(s, j, cap->cap_no, "a migrated thread starting");
+      begin_slice(cap, s, j, t);
+      return t;
+    }
+    case LZ_EVT_RUN_THREAD: {
+      RqWant w = {ops, cap, map_tid(get32(p))};
+      wait_until(cap, rq_head_is, &w, "a thread in its run queue");
+      LzThread *t = ops->rq_pop(cap);
+      begin_slice(cap, s, i, t);
+      return t;
+    }
+    case LZ_EVT_CREATE_THREAD: /* the main thread's, made before the scheduler ran */
+      if (!map_tid(get32(p))) bad(s, i, cap->cap_no, "no thread created");
+      s->ctl = i + 1;
+      continue;
+    default: bad(s, i, cap->cap_no, "the scheduler looking for work");
+    }
+  }
+}
+
+/* lz_exit: every other capability replays what it still has (the recording's
+ * capabilities ran until they were stopped), then waits for the baton for ever. */
+static bool others_done(void *arg) {
+  LzCap *self = arg;
+  for (unsigned c = 0; c < nstreams; c++) {
+    Stream *s = &streams[c];
+    if (c == self->cap_no) continue;
+    if (s->in_slice ? s->slice_at < s->n : next_control(s) < s->n) return false;
+  }
+  return true;
+}
+
+void lz_rpl_exiting(void) {
+  LzCap *cap = lz_current_cap;
+  if (cap) wait_until(cap, others_done, cap, "the other capabilities to finish");
+}
+
+typedef struct BlockWant {
+  LzThread *t;
+  LzCap *cap;
+  bool given_up;
+} BlockWant;
+
+static bool has_blocked(void *arg) {
+  BlockWant *w = arg;
+  if (w->t->blocked_on != 0) return true;
+  /* everyone else waits: the thread cannot block before this update; go on */
+  if (fails >= lz_ncaps) return w->given_up = true;
+  return false;
+}
+
+void lz_replay_before_update(LzCap *cap, LzWord *thunk) {
+  Stream *s = &streams[cap->cap_no];
+  /* threads that blocked on it while it was reserved must be woken by this update */
+  for (size_t i = 0; pending_reserved_wakes && i < ntids; i++)
+    if (threads[i] && threads[i]->blocked_on == (LzWord)thunk) {
+      __atomic_store_n(&thunk[0], (LzWord)&lz_blackhole_waited_info, __ATOMIC_RELEASE);
+      pending_reserved_wakes--;
+      break;
+    }
+  while (s->in_slice && s->wake_at < s->slice_at) {
+    uint32_t rep = map_tid(get32(PAY(&s->ev[s->wake_at])));
+    LzThread *t = rep < ntids ? threads[rep] : NULL;
+    if (!t) return;
+    if (t->blocked_on == 0) {
+      BlockWant w = {t, cap, false};
+      wait_until(cap, has_blocked, &w, "a thread to block");
+      if (w.given_up) return;
+    }
+    if (t->blocked_on != (LzWord)thunk)
+      return; /* it waits for another thunk: its wake-up comes later */
+    s->wake_at = next_wakeup(s, s->wake_at + 1);
+  }
+}
+
+bool lz_replay_yield_wanted(LzCap *cap) {
+  Stream *s = &streams[cap->cap_no];
+  if (!s->in_slice || s->slice_why != LZ_STOP_YIELD) {
+    cap->yield = 0;
+    return false;
+  }
+  if (cap->alloc_bytes == s->slice_alloc) return true;
+  if (cap->alloc_bytes > s->slice_alloc) {
+    char g[128];
+    snprintf(g, sizeof g, "a thread still running with %llu bytes allocated",
+             (unsigned long long)cap->alloc_bytes);
+    diverged(cap->cap_no, &s->ev[s->slice_at], g);
+  }
+  cap->yield = 1;
+  return false;
+}
+
+static bool not_blackhole(void *x) {
+  LzWord info = __atomic_load_n(&((LzWord *)x)[0], __ATOMIC_ACQUIRE);
+  return info != (LzWord)&lz_blackhole_info && info != (LzWord)&lz_blackhole_waited_info;
+}
+
+bool lz_replay_may_block(LzCap *cap, LzWord *thunk) {
+  Stream *s = &streams[cap->cap_no];
+  if (s->in_slice && s->slice_why == LZ_STOP_BLOCKED && cap->alloc_bytes == s->slice_alloc)
+    return true;
+  wait_until(cap, not_blackhole, thunk, "a thunk another thread evaluates");
+  return false;
+}
+
+#endif

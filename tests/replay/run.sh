@@ -1,0 +1,95 @@
+#!/bin/sh
+# tests/replay/run.sh LZC OUTDIR — record and replay (the -replay way), Note [Replay] in
+# docs/notes/replay.md. For a few programs of tests/parallel/: record at each -N, replay
+# twice (exit status and stdout equal to the recording's; the replay itself compares every
+# event with the log and exits 3 on the first difference); the recording decompresses to
+# an event log ghc-events accepts; recording a failing program keeps its output; bad
+# input (missing file, another binary's log, truncated and corrupted logs, --replay on a
+# binary built without -replay) fails with exit status 3 (1 for the flag) and a message.
+# -N1 must replay exactly; at higher -N a replay may stop with a detected divergence (exit
+# 3, Note [Replay] says which), counted and printed, but two replays of one log must agree.
+# Environment: REPLAY_N (default "1 2"), REPLAY_RUNS (recordings per -N, default 2).
+set -u
+LZC=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+OUT=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+PAR=$HERE/../parallel
+NS=${REPLAY_N:-"1 2"}
+RUNS=${REPLAY_RUNS:-2}
+mkdir -p "$OUT"
+cd "$OUT" || exit 1
+fails=0
+ok=0
+total=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+for p in par_nfib par_tree_sum spark_duds; do
+  "$LZC" -O1 -replay "$PAR/$p.lz" -o "$p" || { fail "$p: lzc -replay"; continue; }
+  for n in $NS; do
+    k=0
+    while [ $k -lt "$RUNS" ]; do
+      k=$((k + 1))
+      ./"$p" +RTS -N"$n" --record="$p.lzr" -RTS > rec.out 2> rec.err < /dev/null
+      rs=$?
+      for rep in 1 2; do
+        ./"$p" +RTS --replay="$p.lzr" -RTS > rep$rep.out 2> rep$rep.err
+        eval ps$rep=$?
+      done
+      # replay is deterministic: both replays end the same way, whatever it is
+      if [ $ps1 != $ps2 ] || ! cmp -s rep1.out rep2.out || ! cmp -s rep1.err rep2.err; then
+        fail "$p -N$n run $k: two replays differ (exit $ps1, $ps2)"
+      fi
+      if [ $ps1 = $rs ] && cmp -s rec.out rep1.out; then
+        ok=$((ok + 1))
+      elif [ "$n" = 1 ]; then
+        fail "$p -N$n run $k: exit $ps1 (recorded $rs): $(head -c 300 rep1.err)"
+      else # Note [Replay]: known divergences at -N > 1 are detected, exit 3
+        [ $ps1 = 3 ] || fail "$p -N$n run $k: exit $ps1, not 3: $(head -c 300 rep1.err)"
+        echo "  $p -N$n run $k: $(head -c 200 rep1.err)"
+      fi
+      total=$((total + 1))
+    done
+  done
+  echo "$p: recorded and replayed at -N $NS"
+done
+
+# the recording is a GHC event log once decompressed
+if command -v ghc > /dev/null 2>&1; then
+  zstd -qdc par_nfib.lzr > par_nfib.eventlog || fail "zstd -dc"
+  "$HERE/../eventlog/run-check.sh" -q par_nfib.eventlog > check.out 2>&1 || fail "ghc-events: $(tail -3 check.out)"
+fi
+
+# recording keeps the output of a failing program
+"$LZC" -O1 -replay "$PAR/fail_par_error.lz" -o fail_par_error || fail "lzc fail_par_error"
+./fail_par_error +RTS -N2 -RTS > plain.out 2> plain.err; s1=$?
+./fail_par_error +RTS -N2 --record -RTS > rec.out 2> rec.err; s2=$?
+[ $s1 = $s2 ] && cmp -s plain.out rec.out && cmp -s plain.err rec.err ||
+  fail "fail_par_error: recording changed the output or the exit status ($s1 vs $s2)"
+
+# bad input
+expect3() { # description, grep pattern, command...
+  d=$1; pat=$2; shift 2
+  "$@" > bad.out 2> bad.err < /dev/null; s=$?
+  if [ $s != 3 ] || ! grep -q "$pat" bad.err; then fail "$d: exit $s, stderr: $(head -c 300 bad.err)"; fi
+}
+expect3 "missing file" "cannot open" ./par_nfib +RTS --replay=nonexistent.lzr -RTS
+expect3 "another binary" "recorded by a different binary" ./spark_duds +RTS --replay=par_nfib.lzr -RTS
+size=$(wc -c < par_nfib.lzr)
+for cut in 10 100 $((size / 2)) $((size - 7)); do
+  head -c "$cut" par_nfib.lzr > cut.lzr
+  expect3 "log cut at byte $cut" "par_nfib\|cut.lzr" ./par_nfib +RTS --replay=cut.lzr -RTS
+done
+for at in 60 $((size / 3)) $((size - 20)); do
+  cp par_nfib.lzr flip.lzr
+  printf '\377' | dd of=flip.lzr bs=1 seek="$at" conv=notrunc 2> /dev/null
+  ./par_nfib +RTS --replay=flip.lzr -RTS > bad.out 2> bad.err; s=$?
+  [ $s = 3 ] || [ $s = 0 ] || fail "flipped byte at $at: exit $s: $(head -c 200 bad.err)"
+done
+"$LZC" -O1 -threaded "$PAR/par_nfib.lz" -o plain_nfib || fail "lzc -threaded"
+./plain_nfib +RTS --replay -RTS > bad.out 2> bad.err; s=$?
+[ $s = 1 ] && grep -q "requires the program to be built with -replay" bad.err ||
+  fail "--replay on a -threaded binary: exit $s: $(head -c 200 bad.err)"
+
+echo "$ok of $total recordings replayed exactly"
+if [ $fails -gt 0 ]; then echo "$fails failures"; exit 1; fi
+echo "replay: all passed"

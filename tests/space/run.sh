@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# run.sh — deep-recursion and constant-space checks of compiled programs (ctest: space/*).
+#
+#   tests/space/run.sh LZC MAXRSS WORKDIR [CASE...]
+#
+# LZC is the compiler, MAXRSS the lz_maxrss wrapper (tests/space/maxrss.c: runs a
+# program and reports its peak resident set size), WORKDIR a scratch directory. Each
+# case compiles one tests/space/*.lz program at one -O level, runs it (with RTS flags
+# when given) under lz_maxrss and a timeout, and checks stdout, the exit status, the
+# first two lines of stderr when given, and the peak RSS against a limit in MB. The
+# cases (name: program, level, RTS flags, expected exit, RSS limit):
+#
+#   deep-O0, deep-O2        deep_foldr      a million nested frames: no crash, < 400 MB
+#   length-O0, length-O2    length_big      length [1..10^7] in < 50 MB
+#   foldl-O2                foldl_strict    foldl' (+) 0 [1..10^8] in < 50 MB
+#   overflow-O0/-O2         stack_overflow  +RTS -K1m: GHC's message, exit 2
+#
+# One line per case (ok / FAIL with the reason, and the time and RSS measured); exit
+# status 1 if any case failed. CASE... runs only those. Env: TIMEOUT (seconds per run,
+# default 30).
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+if [ $# -lt 3 ]; then
+  echo "usage: $0 LZC MAXRSS WORKDIR [CASE...]" >&2
+  exit 2
+fi
+LZC="$1" MAXRSS="$2" WORK="$3"
+shift 3
+TIMEOUT="${TIMEOUT:-30}"
+mkdir -p "$WORK" || exit 2
+
+# name program opt rts-flags exit rss-limit-MB expected-stdout
+CASES=(
+  "deep-O0|deep_foldr|-O0||0|400|500000500000\n500000500000"
+  "deep-O2|deep_foldr|-O2||0|400|500000500000\n500000500000"
+  "length-O0|length_big|-O0||0|50|10000000"
+  "length-O2|length_big|-O2||0|50|10000000"
+  "foldl-O2|foldl_strict|-O2||0|50|5000000050000000"
+  "overflow-O0|stack_overflow|-O0|-K1m|2|100|"
+  "overflow-O2|stack_overflow|-O2|-K1m|2|100|"
+)
+# expected stderr of the overflow cases (PROG is the program's name), as GHC prints it
+# but for the size, which GHC gives as its current stack chunk's
+overflow_err1='^PROG: Stack space overflow: current size [0-9]+ bytes\.$'
+overflow_err2="PROG: Use \`+RTS -Ksize -RTS' to increase it."
+
+wanted() {
+  [ ${#SELECT[@]} -eq 0 ] && return 0
+  local s
+  for s in "${SELECT[@]}"; do [ "$s" = "$1" ] && return 0; done
+  return 1
+}
+SELECT=("$@")
+
+fails=0
+for c in "${CASES[@]}"; do
+  IFS='|' read -r name prog opt rts want_exit limit want_out <<<"$c"
+  wanted "$name" || continue
+  exe="$WORK/$prog$opt"
+  why=""
+  if ! "$LZC" "$opt" "$here/$prog.lz" -o "$exe" >"$WORK/$name.build" 2>&1; then
+    why="does not compile: $(head -1 "$WORK/$name.build")"
+  else
+    args=()
+    [ -n "$rts" ] && args=(+RTS "$rts" -RTS)
+    t0=$(date +%s%N)
+    timeout "$TIMEOUT" "$MAXRSS" "$WORK/$name.rss" "$exe" "${args[@]}" \
+      >"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null
+    rc=$?
+    t1=$(date +%s%N)
+    ms=$(((t1 - t0) / 1000000))
+    rss_kb=$(cat "$WORK/$name.rss" 2>/dev/null || echo 0)
+    rss_mb=$((rss_kb / 1024))
+    prog_name="$(basename "$exe")"
+    if [ "$rc" = 124 ]; then
+      why="timed out after ${TIMEOUT}s"
+    elif [ "$rc" != "$want_exit" ]; then
+      why="exit status $rc, expected $want_exit ($(head -1 "$WORK/$name.err"))"
+    elif [ "$(cat "$WORK/$name.out")" != "$(printf "$want_out")" ]; then
+      why="wrong output: $(head -c 200 "$WORK/$name.out")"
+    elif [ "$rss_mb" -ge "$limit" ]; then
+      why="maximum RSS ${rss_mb} MB, limit ${limit} MB"
+    elif [ "$want_exit" = 2 ]; then
+      e1="$(sed -n 1p "$WORK/$name.err" | sed "s|^$prog_name: |PROG: |")"
+      e2="$(sed -n 2p "$WORK/$name.err" | sed "s|^$prog_name: |PROG: |")"
+      if ! [[ "$e1" =~ $overflow_err1 ]]; then why="stderr line 1: $e1"
+      elif [ "$e2" != "$overflow_err2" ]; then why="stderr line 2: $e2"
+      fi
+    fi
+  fi
+  if [ -z "$why" ]; then
+    echo "ok    $name (${ms} ms, ${rss_mb} MB)"
+  else
+    echo "FAIL  $name: $why"
+    fails=$((fails + 1))
+  fi
+done
+[ "$fails" -eq 0 ] && echo "space: all passed" || echo "space: $fails failed"
+[ "$fails" -eq 0 ]
