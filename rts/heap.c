@@ -54,13 +54,14 @@ static void on_gc_event(GC_EventType ev) {
     if (t && sp > t->stack && sp <= t->stack + t->stack_words)
       memset(t->stack, 0, (size_t)(sp - t->stack) * sizeof(LzWord));
   }
-  if (cap && cap->rest && cap->rest->ev) {
+  if (cap && cap->rest && cap->rest->ev_any && lz_ev_on(LZ_EVC_GC)) {
+    LzEvBuf *eb = cap->rest->ev_any;
     if (ev == GC_EVENT_START)
-      lz_ev_gc_start(cap->rest->ev);
+      lz_ev_gc_start(eb);
     else if (ev == GC_EVENT_END) {
-      lz_ev_gc_end(cap->rest->ev);
-      lz_ev_heap_allocated(cap->rest->ev, cap->alloc_bytes); /* this capability's total */
-      lz_ev_heap_size(cap->rest->ev, GC_get_heap_size());
+      lz_ev_gc_end(eb);
+      lz_ev_heap_allocated(eb, cap->alloc_bytes); /* this capability's total */
+      lz_ev_heap_size(eb, GC_get_heap_size());
     }
   }
   lz_stats_gc_event((int)ev);

@@ -355,19 +355,19 @@ LzWord lz_prim_traceString(LzCap *cap, LzWord str) {
 
 /* Debug.Trace.traceEvent/traceMarker: user events in this capability's event log. */
 LzWord lz_prim_traceEvent(LzCap *cap, LzWord str) {
-  if (cap->rest && cap->rest->ev) {
+  if (cap->rest && cap->rest->ev_any && lz_ev_on(LZ_EVC_USER)) {
     size_t len;
     char *s = lz_string_utf8(str, -1, false, &len);
-    lz_ev_user_msg(cap->rest->ev, s, len);
+    lz_ev_user_msg(cap->rest->ev_any, s, len);
   }
   return 0;
 }
 
 LzWord lz_prim_traceMarker(LzCap *cap, LzWord str) {
-  if (cap->rest && cap->rest->ev) {
+  if (cap->rest && cap->rest->ev_any && lz_ev_on(LZ_EVC_USER)) {
     size_t len;
     char *s = lz_string_utf8(str, -1, false, &len);
-    lz_ev_user_marker(cap->rest->ev, s, len);
+    lz_ev_user_marker(cap->rest->ev_any, s, len);
   }
   return 0;
 }

@@ -472,7 +472,8 @@ void lz_sched_final_sparks(LzSparkCounters *sum) {
     const LzSparkCounters *k = &pools[i]->counters;
     c.created = k->created, c.dud = k->dud, c.overflowed = k->overflowed;
     c.converted = k->converted, c.gcd = k->gcd, c.fizzled = k->fizzled;
-    lz_ev_spark_counters(lz_caps[i]->rest->ev, &c);
+    if (lz_ev_on(LZ_EVC_SPARKS))
+      lz_ev_spark_counters(lz_caps[i]->rest->ev_any, &c);
   }
   lz_spark_counters_sum(pools, lz_ncaps, sum);
 }
