@@ -29,8 +29,8 @@ static LLVMValueRef cost_centre(Cg *cg, const char *label, const char *module, c
   if (g) return g;
   LLVMTypeRef fields[4] = {cg->t_i8p, cg->t_i8p, cg->t_i8p, cg->t_word};
   LLVMTypeRef t = LLVMStructTypeInContext(cg->ctx, fields, 4, 0);
-  LLVMValueRef vals[4] = {str_ptr(cg, label), str_ptr(cg, module ? module : "MAIN"), str_ptr(cg, src),
-                          cg_word(cg, 0)};
+  LLVMValueRef vals[4] = {str_ptr(cg, label), str_ptr(cg, module ? module : "MAIN"),
+                          str_ptr(cg, src), cg_word(cg, 0)};
   g = LLVMAddGlobal(cg->mod, t, lz_fmt("cc.%s", label));
   LLVMSetInitializer(g, LLVMConstStructInContext(cg->ctx, vals, 4, 0));
   LLVMSetLinkage(g, LLVMInternalLinkage);
@@ -79,7 +79,8 @@ LLVMValueRef cg_prof_current(CgFn *f) {
   LLVMValueRef idx = cg_word(cg, offsetof(LzCap, cap_no));
   LLVMValueRef a = LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, f->cap, &idx, 1, "");
   a = LLVMBuildBitCast(cg->b, a, LLVMPointerType(cg->t_i32, 0), "");
-  LLVMValueRef no = LLVMBuildZExt(cg->b, LLVMBuildLoad2(cg->b, cg->t_i32, a, "capno"), cg->t_word, "");
+  LLVMValueRef no =
+      LLVMBuildZExt(cg->b, LLVMBuildLoad2(cg->b, cg->t_i32, a, "capno"), cg->t_word, "");
   LLVMValueRef off = LLVMBuildMul(cg->b, no, cg_word(cg, LZ_PROF_CAP_STRIDE), "");
   LLVMValueRef p = LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, caps, &off, 1, "");
   p = LLVMBuildBitCast(cg->b, p, cg->t_wordp, "");

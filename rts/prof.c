@@ -47,15 +47,24 @@ static inline void add(_Atomic uint64_t *c, uint64_t n) {
   atomic_fetch_add_explicit(c, n, memory_order_relaxed);
 }
 
+/* Entries and allocation: only the running capability writes them, so the vanilla way
+ * needs no locked instruction (the timer thread only adds ticks). */
+static inline void add_own(_Atomic uint64_t *c, uint64_t n) {
+#if LZ_THREADED
+  add(c, n);
+#else
+  atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n, memory_order_relaxed);
+#endif
+}
+
 static bool replay_profile;
 static void interval_add(unsigned cap_no, LzCCS *ccs, uint64_t bytes);
 
 void lz_prof_set(LzCap *cap, LzCCS *ccs) {
   LzProfCap *pc = &lz_prof_caps[cap->cap_no];
   uint64_t now = cap->alloc_bytes;
-  add(&current(cap)->alloc, now - pc->mark);
-  if (replay_profile)
-    interval_add(cap->cap_no, current(cap), now - pc->mark);
+  add_own(&current(cap)->alloc, now - pc->mark);
+  if (replay_profile) interval_add(cap->cap_no, current(cap), now - pc->mark);
   pc->mark = now;
   atomic_store_explicit(&pc->ccs, ccs, memory_order_relaxed);
 }
@@ -64,8 +73,7 @@ void lz_prof_set(LzCap *cap, LzCCS *ccs) {
 
 static LzCCS *memo_find(LzCCS *ccs, LzProfCC *cc) {
   for (LzCCSMemo *m = atomic_load_explicit(&ccs->memo, memory_order_acquire); m; m = m->next)
-    if (m->cc == cc)
-      return m->ccs;
+    if (m->cc == cc) return m->ccs;
   return NULL;
 }
 
@@ -73,23 +81,18 @@ static LzCCS *memo_find(LzCCS *ccs, LzProfCC *cc) {
  * further down returns to the stack it tops (recursion is flattened); otherwise a child.
  * Results are memoised per stack, so the common case is a short list walk, no lock. */
 LzCCS *lz_prof_push(LzCCS *ccs, LzProfCC *cc) {
-  if (ccs->cc == cc)
-    return ccs;
+  if (ccs->cc == cc) return ccs;
   LzCCS *r = memo_find(ccs, cc);
-  if (r)
-    return r;
+  if (r) return r;
   pthread_mutex_lock(&tree_lock);
   r = memo_find(ccs, cc);
   if (!r) {
-    if (!cc->id)
-      cc->id = next_cc_id++;
+    if (!cc->id) cc->id = next_cc_id++;
     for (LzCCS *s = ccs->prev; s && !r; s = s->prev)
-      if (s->cc == cc)
-        r = s;
+      if (s->cc == cc) r = s;
     if (!r) {
       r = calloc(1, sizeof *r);
-      if (!r)
-        lz_heap_exhausted();
+      if (!r) lz_heap_exhausted();
       r->cc = cc;
       r->prev = ccs;
       r->depth = ccs->depth + 1;
@@ -100,8 +103,7 @@ LzCCS *lz_prof_push(LzCCS *ccs, LzProfCC *cc) {
       all_stacks = r;
     }
     LzCCSMemo *m = malloc(sizeof *m);
-    if (!m)
-      lz_heap_exhausted();
+    if (!m) lz_heap_exhausted();
     m->cc = cc;
     m->ccs = r;
     m->next = atomic_load_explicit(&ccs->memo, memory_order_relaxed);
@@ -119,15 +121,13 @@ LZ_FN(lz_prof_restore_frame_entry) {
   LZ_RETURN();
 }
 
-const LzInfo lz_prof_restore_frame_info = {lz_prof_restore_frame_entry, LZ_FRAME_RET, 0, 0, 1, 0,
-                                           "restore CCS"};
+const LzInfo lz_prof_restore_frame_info = {
+    lz_prof_restore_frame_entry, LZ_FRAME_RET, 0, 0, 1, 0, "restore CCS"};
 
 static LzWord *switch_to(LzCap *cap, LzWord *sp, LzCCS *from, LzCCS *to) {
-  if (to == from)
-    return sp;
+  if (to == from) return sp;
   if (sp[0] != (LzWord)&lz_prof_restore_frame_info) {
-    if (sp - 2 < cap->sp_lim)
-      sp = lz_stack_grow(cap, sp, 2);
+    if (sp - 2 < cap->sp_lim) sp = lz_stack_grow(cap, sp, 2);
     sp -= 2;
     sp[0] = (LzWord)&lz_prof_restore_frame_info;
     sp[1] = (LzWord)from;
@@ -138,7 +138,7 @@ static LzWord *switch_to(LzCap *cap, LzWord *sp, LzCCS *from, LzCCS *to) {
 
 LzWord *lz_prof_enter_scc(LzCap *cap, LzWord *sp, LzProfCC *cc) {
   LzCCS *from = current(cap), *to = lz_prof_push(from, cc);
-  add(&to->entries, 1);
+  add_own(&to->entries, 1);
   return switch_to(cap, sp, from, to);
 }
 
@@ -161,8 +161,7 @@ void lz_prof_thread_run(LzCap *cap, uint32_t id) {
   LzProfCap *pc = &lz_prof_caps[cap->cap_no];
   LzCCS *c = NULL;
   pthread_mutex_lock(&threads_lock);
-  if (id < thread_cap)
-    c = thread_ccs[id];
+  if (id < thread_cap) c = thread_ccs[id];
   pthread_mutex_unlock(&threads_lock);
   pc->mark = cap->alloc_bytes; /* the scheduler's own allocation is nobody's */
   atomic_store_explicit(&pc->ccs, c, memory_order_relaxed);
@@ -178,8 +177,7 @@ void lz_prof_thread_stop(LzCap *cap, uint32_t id) {
     while (n <= id)
       n *= 2;
     LzCCS **t = realloc(thread_ccs, n * sizeof *t);
-    if (!t)
-      lz_heap_exhausted();
+    if (!t) lz_heap_exhausted();
     memset(t + thread_cap, 0, (n - thread_cap) * sizeof *t);
     thread_ccs = t;
     thread_cap = n;
@@ -204,8 +202,7 @@ static void *tick_main(void *arg) {
     nanosleep(&d, NULL);
     for (unsigned i = 0; i < lz_ncaps && i < LZ_PROF_MAX_CAPS; i++) {
       LzProfCap *pc = &lz_prof_caps[i];
-      if (!atomic_load_explicit(&pc->running, memory_order_relaxed))
-        continue;
+      if (!atomic_load_explicit(&pc->running, memory_order_relaxed)) continue;
       LzCCS *c = atomic_load_explicit(&pc->ccs, memory_order_relaxed);
       add(&(c ? c : &lz_prof_main_ccs)->ticks, 1);
       add(&lz_prof_config.total_ticks, 1);
@@ -236,8 +233,7 @@ static void interval_add(unsigned cap_no, LzCCS *ccs, uint64_t bytes) {
     iv->size = iv->size ? 2 * iv->size : 64;
     iv->ccs = realloc(iv->ccs, iv->size * sizeof *iv->ccs);
     iv->bytes = realloc(iv->bytes, iv->size * sizeof *iv->bytes);
-    if (!iv->ccs || !iv->bytes)
-      lz_heap_exhausted();
+    if (!iv->ccs || !iv->bytes) lz_heap_exhausted();
   }
   iv->ccs[iv->n] = ccs;
   iv->bytes[iv->n++] = bytes;
@@ -326,8 +322,7 @@ void lz_prof_end(void) {
     lz_prof_set(lz_caps[i], current(lz_caps[i]));
     atomic_store(&lz_prof_caps[i].running, 0);
   }
-  if (!lz_prof_config.report)
-    return;
+  if (!lz_prof_config.report) return;
   if (replay_profile) { /* recorded time, in ticks of -V */
     uint64_t total = 0;
     for (LzCCS *s = all_stacks; s; s = s->next_all) {

@@ -36,16 +36,16 @@ typedef struct LzProfCC {
  * already on this one: recursion is flattened); `children` lists the real children. */
 typedef struct LzCCS {
   LzProfCC *cc;
-  struct LzCCS *prev;                 /* the stack below (NULL for MAIN) */
-  struct LzCCSMemo *_Atomic memo;     /* push results, newest first */
-  struct LzCCS *children, *sibling;   /* the tree (under the profiler's lock) */
-  uint32_t id, depth;                 /* `no.` in the report; MAIN has depth 1 */
-  _Atomic uint64_t entries;           /* SCC entries that made this the current stack */
-  _Atomic uint64_t ticks;             /* timer ticks that found it current */
-  _Atomic uint64_t alloc;             /* bytes allocated while current */
-  _Atomic uint64_t replay_ns;         /* profiling a replay: recorded time shared out */
-  uint64_t inh_ticks, inh_alloc;      /* report: this node and everything under it */
-  struct LzCCS *next_all;             /* every stack, newest first */
+  struct LzCCS *prev;               /* the stack below (NULL for MAIN) */
+  struct LzCCSMemo *_Atomic memo;   /* push results, newest first */
+  struct LzCCS *children, *sibling; /* the tree (under the profiler's lock) */
+  uint32_t id, depth;               /* `no.` in the report; MAIN has depth 1 */
+  _Atomic uint64_t entries;         /* SCC entries that made this the current stack */
+  _Atomic uint64_t ticks;           /* timer ticks that found it current */
+  _Atomic uint64_t alloc;           /* bytes allocated while current */
+  _Atomic uint64_t replay_ns;       /* profiling a replay: recorded time shared out */
+  uint64_t inh_ticks, inh_alloc;    /* report: this node and everything under it */
+  struct LzCCS *next_all;           /* every stack, newest first */
 } LzCCS;
 
 typedef struct LzCCSMemo {
@@ -57,12 +57,12 @@ typedef struct LzCCSMemo {
 /* The per-capability profiling registers, indexed by cap_no, one cache line each.
  * Generated code reads the current stack inline (a thunk records it when allocated):
  *     ccs = *(LzCCS **)((char *)lz_prof_caps + LZ_PROF_CAP_STRIDE * cap->cap_no)  */
-#define LZ_PROF_MAX_CAPS 256
+#define LZ_PROF_MAX_CAPS   256
 #define LZ_PROF_CAP_STRIDE 64
 typedef struct LzProfCap {
-  LzCCS *_Atomic ccs;   /* offset 0: the current stack (NULL means MAIN)                */
-  uint64_t mark;        /* cap->alloc_bytes when `ccs` last changed (alloc accounting) */
-  _Atomic int running;  /* running Lz code: the timer charges its ticks to `ccs`       */
+  LzCCS *_Atomic ccs;  /* offset 0: the current stack (NULL means MAIN)                */
+  uint64_t mark;       /* cap->alloc_bytes when `ccs` last changed (alloc accounting) */
+  _Atomic int running; /* running Lz code: the timer charges its ticks to `ccs`       */
   char pad[LZ_PROF_CAP_STRIDE - 20];
 } __attribute__((aligned(LZ_PROF_CAP_STRIDE))) LzProfCap;
 extern LzProfCap lz_prof_caps[LZ_PROF_MAX_CAPS];
@@ -72,14 +72,14 @@ extern LzProfCap lz_prof_caps[LZ_PROF_MAX_CAPS];
  * changes, a restore frame {&lz_prof_restore_frame_info, old ccs} is pushed first (unless
  * one is already on top: a tail call keeps the stack flat), so whoever is returned to
  * next runs under the stack that was current when its frame was pushed. */
-LzWord *lz_prof_enter_scc(LzCap *cap, LzWord *sp, LzProfCC *cc);   /* SE_SCC: push cc     */
-LzWord *lz_prof_enter_thunk(LzCap *cap, LzWord *sp, LzWord ccs);   /* the thunk's stack   */
-LzWord *lz_prof_enter_caf(LzCap *cap, LzWord *sp, LzProfCC *caf);  /* MAIN > CAF:module  */
+LzWord *lz_prof_enter_scc(LzCap *cap, LzWord *sp, LzProfCC *cc);  /* SE_SCC: push cc     */
+LzWord *lz_prof_enter_thunk(LzCap *cap, LzWord *sp, LzWord ccs);  /* the thunk's stack   */
+LzWord *lz_prof_enter_caf(LzCap *cap, LzWord *sp, LzProfCC *caf); /* MAIN > CAF:module  */
 extern const LzInfo lz_prof_restore_frame_info; /* frame {info, ccs}: restores ccs      */
 
 /* ---- the runtime's side (prof.c, prof_report.c) -------------------------------------- */
 
-extern LzCCS lz_prof_main_ccs; /* MAIN */
+extern LzCCS lz_prof_main_ccs;                 /* MAIN */
 LzCCS *lz_prof_push(LzCCS *ccs, LzProfCC *cc); /* GHC's pushCostCentre */
 void lz_prof_set(LzCap *cap, LzCCS *ccs);      /* charge allocation so far, switch      */
 /* +RTS flags of this way: -p, -pa, -pj, -V<secs>. Returns 0, or 1 with a message. */
@@ -89,7 +89,7 @@ void lz_prof_end(void);                    /* at exit, others stopped: write the
 /* The scheduler (threaded way) around running a lightweight thread. */
 void lz_prof_thread_run(LzCap *cap, uint32_t thread_id);
 void lz_prof_thread_stop(LzCap *cap, uint32_t thread_id); /* before it can be resumed */
-void lz_prof_cap_idle(LzCap *cap);                         /* back in the scheduler   */
+void lz_prof_cap_idle(LzCap *cap);                        /* back in the scheduler   */
 
 /* Profiling a replay (hooks for the replay way, not called yet: Note [Profiling],
  * "Profiling a replay"). lz_prof_replay_begin(log) before the program runs: the report
@@ -103,10 +103,10 @@ void lz_prof_replay_event(LzCap *cap, uint64_t orig_ns);
 
 /* Flags and totals the report needs. */
 typedef struct LzProfConfig {
-  int report;             /* 0 none, 1 -p, 2 -pa (all rows), 3 -pj (JSON) */
-  uint64_t tick_ns;       /* -V (default 1 ms) */
+  int report;       /* 0 none, 1 -p, 2 -pa (all rows), 3 -pj (JSON) */
+  uint64_t tick_ns; /* -V (default 1 ms) */
   int argc;
-  char **argv;            /* the whole command line, +RTS options included */
+  char **argv; /* the whole command line, +RTS options included */
   _Atomic uint64_t total_ticks;
   const char *replay_log; /* set by the replay way: the report says it is a replay's */
 } LzProfConfig;

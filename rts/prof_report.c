@@ -37,8 +37,7 @@ static void inherit(LzCCS *s) {
 
 static int by_inherited(const void *a, const void *b) {
   const LzCCS *x = *(LzCCS *const *)a, *y = *(LzCCS *const *)b;
-  if (x->inh_ticks != y->inh_ticks)
-    return x->inh_ticks > y->inh_ticks ? -1 : 1;
+  if (x->inh_ticks != y->inh_ticks) return x->inh_ticks > y->inh_ticks ? -1 : 1;
   return x->id < y->id ? -1 : x->id > y->id;
 }
 
@@ -50,10 +49,8 @@ static bool arrange(LzCCS *s, bool all) {
   LzCCS **v = n ? malloc(n * sizeof *v) : NULL;
   size_t k = 0;
   for (LzCCS *c = s->children; c; c = c->sibling)
-    if (arrange(c, all) && v)
-      v[k++] = c;
-  if (k)
-    qsort(v, k, sizeof *v, by_inherited);
+    if (arrange(c, all) && v) v[k++] = c;
+  if (k) qsort(v, k, sizeof *v, by_inherited);
   s->children = NULL;
   for (size_t i = k; i-- > 0;) {
     v[i]->sibling = s->children;
@@ -71,21 +68,17 @@ typedef struct CCRow {
 
 static int by_cost(const void *a, const void *b) {
   const CCRow *x = a, *y = b;
-  if (x->ticks != y->ticks)
-    return x->ticks > y->ticks ? -1 : 1;
-  if (x->alloc != y->alloc)
-    return x->alloc > y->alloc ? -1 : 1;
+  if (x->ticks != y->ticks) return x->ticks > y->ticks ? -1 : 1;
+  if (x->alloc != y->alloc) return x->alloc > y->alloc ? -1 : 1;
   return x->cc->id < y->cc->id ? -1 : x->cc->id > y->cc->id;
 }
 
 static CCRow *cc_rows(size_t *n_out) {
   uint64_t max = 0;
   for (LzCCS *s = lz_prof_all_stacks(); s; s = s->next_all)
-    if (s->cc->id > max)
-      max = s->cc->id;
+    if (s->cc->id > max) max = s->cc->id;
   CCRow *rows = calloc(max + 1, sizeof *rows);
-  if (!rows)
-    lz_heap_exhausted();
+  if (!rows) lz_heap_exhausted();
   for (LzCCS *s = lz_prof_all_stacks(); s; s = s->next_all) {
     CCRow *r = &rows[s->cc->id];
     r->cc = s->cc;
@@ -94,8 +87,7 @@ static CCRow *cc_rows(size_t *n_out) {
   }
   size_t k = 0;
   for (uint64_t i = 0; i <= max; i++)
-    if (rows[i].cc)
-      rows[k++] = rows[i];
+    if (rows[i].cc) rows[k++] = rows[i];
   qsort(rows, k, sizeof *rows, by_cost);
   *n_out = k;
   return rows;
@@ -110,7 +102,9 @@ static int width(const char *s) { /* characters, for UTF-8 names */
   return n;
 }
 
-static double pct(uint64_t x, uint64_t total) { return total ? (double)x / (double)total * 100.0 : 0.0; }
+static double pct(uint64_t x, uint64_t total) {
+  return total ? (double)x / (double)total * 100.0 : 0.0;
+}
 
 typedef struct Widths {
   int label, module, src, id;
@@ -118,25 +112,21 @@ typedef struct Widths {
 
 static void tree_widths(LzCCS *s, int indent, Widths *w) {
   char id[32];
-  if (indent + width(s->cc->label) > w->label)
-    w->label = indent + width(s->cc->label);
-  if (width(s->cc->module) > w->module)
-    w->module = width(s->cc->module);
-  if (width(s->cc->srcloc) > w->src)
-    w->src = width(s->cc->srcloc);
-  if ((int)snprintf(id, sizeof id, "%u", s->id) > w->id)
-    w->id = (int)strlen(id);
+  if (indent + width(s->cc->label) > w->label) w->label = indent + width(s->cc->label);
+  if (width(s->cc->module) > w->module) w->module = width(s->cc->module);
+  if (width(s->cc->srcloc) > w->src) w->src = width(s->cc->srcloc);
+  if ((int)snprintf(id, sizeof id, "%u", s->id) > w->id) w->id = (int)strlen(id);
   for (LzCCS *c = s->children; c; c = c->sibling)
     tree_widths(c, indent + 1, w);
 }
 
 static void tree_rows(FILE *f, LzCCS *s, int indent, const Widths *w, Totals t) {
-  fprintf(f, "%*s%s%*s %s%*s %s%*s", indent, "", s->cc->label, w->label - indent - width(s->cc->label), "",
-          s->cc->module, w->module - width(s->cc->module), "", s->cc->srcloc,
-          w->src - width(s->cc->srcloc), "");
-  fprintf(f, " %*u%11llu  %5.1f  %5.1f   %5.1f  %5.1f\n", w->id, s->id, (unsigned long long)s->entries,
-          pct(s->ticks, t.ticks), pct(s->alloc, t.alloc), pct(s->inh_ticks, t.ticks),
-          pct(s->inh_alloc, t.alloc));
+  fprintf(f, "%*s%s%*s %s%*s %s%*s", indent, "", s->cc->label,
+          w->label - indent - width(s->cc->label), "", s->cc->module,
+          w->module - width(s->cc->module), "", s->cc->srcloc, w->src - width(s->cc->srcloc), "");
+  fprintf(f, " %*u%11llu  %5.1f  %5.1f   %5.1f  %5.1f\n", w->id, s->id,
+          (unsigned long long)s->entries, pct(s->ticks, t.ticks), pct(s->alloc, t.alloc),
+          pct(s->inh_ticks, t.ticks), pct(s->inh_alloc, t.alloc));
   for (LzCCS *c = s->children; c; c = c->sibling)
     tree_rows(f, c, indent + 1, w, t);
 }
@@ -148,15 +138,11 @@ static void flat_table(FILE *f, Totals t, bool all) {
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
     CCRow *r = &rows[i];
-    if (!(all || r->ticks > t.ticks / 100 || r->alloc > t.alloc / 100))
-      continue;
+    if (!(all || r->ticks > t.ticks / 100 || r->alloc > t.alloc / 100)) continue;
     rows[k++] = *r;
-    if (width(r->cc->label) > w.label)
-      w.label = width(r->cc->label);
-    if (width(r->cc->module) > w.module)
-      w.module = width(r->cc->module);
-    if (width(r->cc->srcloc) > w.src)
-      w.src = width(r->cc->srcloc);
+    if (width(r->cc->label) > w.label) w.label = width(r->cc->label);
+    if (width(r->cc->module) > w.module) w.module = width(r->cc->module);
+    if (width(r->cc->srcloc) > w.src) w.src = width(r->cc->srcloc);
   }
   fprintf(f, "%-*s %-*s %-*s", w.label, "COST CENTRE", w.module, "MODULE", w.src, "SRC");
   fprintf(f, " %6s %6s\n\n", "%time", "%alloc");
@@ -176,8 +162,7 @@ static void command_line(FILE *f) {
   bool in = false, rest = false;
   for (int i = 1; i < lz_prof_config.argc; i++) {
     const char *a = lz_prof_config.argv[i];
-    if (rest)
-      continue;
+    if (rest) continue;
     if (!strcmp(a, "--RTS"))
       rest = true;
     else if (!strcmp(a, "+RTS"))
@@ -226,7 +211,8 @@ static void text_report(FILE *f, Totals t, unsigned ncaps, bool all) {
   tree_rows(f, &lz_prof_main_ccs, 0, &w, t);
 }
 
-/* ---- JSON ------------------------------------------------------------------------------------- */
+/* ---- JSON -------------------------------------------------------------------------------------
+ */
 
 static void json_string(FILE *f, const char *s) {
   fputc('"', f);
@@ -244,12 +230,11 @@ static void json_string(FILE *f, const char *s) {
 
 static void json_tree(FILE *f, LzCCS *s) {
   fprintf(f, "{\"id\": %llu, \"entries\": %llu, \"alloc\": %llu, \"ticks\": %llu, \"children\": [",
-          (unsigned long long)s->cc->id, (unsigned long long)s->entries, (unsigned long long)s->alloc,
-          (unsigned long long)s->ticks);
+          (unsigned long long)s->cc->id, (unsigned long long)s->entries,
+          (unsigned long long)s->alloc, (unsigned long long)s->ticks);
   for (LzCCS *c = s->children; c; c = c->sibling) {
     json_tree(f, c);
-    if (c->sibling)
-      fputs(", ", f);
+    if (c->sibling) fputs(", ", f);
   }
   fputs("]}", f);
 }
@@ -267,8 +252,7 @@ static void json_report(FILE *f, Totals t, unsigned ncaps) {
       in = a[0] == '+';
       continue;
     }
-    if (in)
-      continue;
+    if (in) continue;
     fputs(first ? "" : ", ", f);
     json_string(f, a);
     first = false;
@@ -281,8 +265,7 @@ static void json_report(FILE *f, Totals t, unsigned ncaps) {
       in = a[0] == '+';
       continue;
     }
-    if (!in)
-      continue;
+    if (!in) continue;
     fputs(first ? "" : ", ", f);
     json_string(f, a);
     first = false;
@@ -332,8 +315,7 @@ void lz_prof_write_report(const char *path, unsigned ncaps) {
     json_report(f, t, ncaps ? ncaps : 1);
   else
     text_report(f, t, ncaps ? ncaps : 1, mode == 2);
-  if (fclose(f) != 0)
-    lz_message("error writing the profile %s", path);
+  if (fclose(f) != 0) lz_message("error writing the profile %s", path);
 }
 
 #endif
