@@ -22,7 +22,11 @@
  * on it) and a right fold over `e : t` is k[e, f t]; work is never duplicated: f t is
  * substituted into k only when k uses it at most once on every path and not under a
  * lambda, else it is let-bound (lazily, as the tail was). Sizes and the number of
- * fusions are bounded.
+ * fusions are bounded. A consumer may take more parameters after the list
+ * (`f xs a1 .. am`, with calls `f ys e1 .. em` in k: a right fold into functions, like
+ * `++`, or the loop of `and (zip ..)` over zip's first list); then `f t` stands for
+ * `\b1 .. bm -> (f pushed into t, with the b's)` and the new loops take the a's as
+ * extra parameters. LZ_FUSE_TRACE=1 prints every fusion.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,11 +35,11 @@
 #include "opt_priv.h"
 
 enum {
-  FUSE_MAX_PER_PASS = 60, /* fusions per pass */
-  FUSE_PRODUCER_SIZE = 300,
+  FUSE_MAX_PER_PASS = 60,   /* fusions per pass */
+  FUSE_PRODUCER_SIZE = 160, /* bigger producers (string literal decoding...) are not copied */
   FUSE_CONSUMER_SIZE = 400, /* the cons branch k, copied into every cons position */
   FUSE_COPY_BUDGET = 600,   /* nodes of k and z copies per fusion */
-  FUSE_SUBST_SIZE = 40,    /* f t substituted into k (else let-bound) up to this size */
+  FUSE_SUBST_SIZE = 40,     /* f t substituted into k (else let-bound) up to this size */
 };
 
 typedef struct Fuse {
@@ -49,7 +53,8 @@ typedef struct Fuse {
 static void note_rhs(Fuse *F, CoreVar *v, CoreExpr *rhs) {
   if (v->uniq >= F->cap) {
     int nc = F->cap ? F->cap : 1024;
-    while (nc <= v->uniq) nc *= 2;
+    while (nc <= v->uniq)
+      nc *= 2;
     CoreExpr **n = LZ_NEW_ARRAY(CoreExpr *, nc);
     if (F->cap) memcpy(n, F->letrec_rhs, sizeof(CoreExpr *) * (size_t)F->cap);
     F->letrec_rhs = n, F->cap = nc;
@@ -78,7 +83,8 @@ static bool spine_of(CoreExpr *e, Spine *s) {
   memset(s, 0, sizeof *s);
   LZ_VEC(CoreExpr *) nodes = {0};
   CoreExpr *h = e;
-  for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn) LZ_PUSH(nodes, h);
+  for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn)
+    LZ_PUSH(nodes, h);
   if (h->kind != CE_VAR) return false;
   s->head = h->var;
   for (int i = nodes.len - 1; i >= 0; i--) {
@@ -125,7 +131,8 @@ static int count_occ(const CoreExpr *e, int u, bool path) {
   }
   case CE_LET: {
     int n = count_occ(e->body, u, path);
-    for (int i = 0; i < e->nbinds; i++) n += count_occ(e->binds[i].rhs, u, path) * (path && e->rec ? 1000 : 1);
+    for (int i = 0; i < e->nbinds; i++)
+      n += count_occ(e->binds[i].rhs, u, path) * (path && e->rec ? 1000 : 1);
     return n;
   }
   case CE_CASE: {
@@ -139,48 +146,53 @@ static int count_occ(const CoreExpr *e, int u, bool path) {
   case CE_CON:
   case CE_PRIMOP: {
     int n = 0;
-    for (int i = 0; i < e->nargs; i++) n += count_occ(e->args[i], u, path);
+    for (int i = 0; i < e->nargs; i++)
+      n += count_occ(e->args[i], u, path);
     return n;
   }
   }
   return 0;
 }
 
-/* Replace every application `f @.. ys` (exactly one value argument, the variable ys)
- * in e, a fresh clone, by the variable r; returns how many were replaced. */
-static int replace_calls(CoreExpr *e, CoreVar *f, CoreVar *ys, CoreVar *r) {
+/* Replace every application `f @.. ys e1 .. em` (the variable ys, then m more value
+ * arguments) in e, a fresh clone, by `r e1 .. em`; returns how many were replaced. */
+static int replace_calls_m(CoreExpr *e, CoreVar *f, CoreVar *ys, CoreVar *r, int m) {
   if (!e) return 0;
-  if (e->kind == CE_APP && e->arg->kind == CE_VAR && e->arg->var == ys) {
-    CoreExpr *h = e->fn;
-    while (h->kind == CE_TYAPP) h = h->fn;
-    if (h->kind == CE_VAR && h->var == f) {
-      *e = *core_var(r);
-      return 1;
-    }
+  Spine sp;
+  if (e->kind == CE_APP && spine_of(e, &sp) && sp.head == f && sp.args.len == m + 1 &&
+      sp.args.data[0]->kind == CE_VAR && sp.args.data[0]->var == ys) {
+    CoreExpr *n = core_var(r);
+    for (int i = 1; i <= m; i++)
+      n = core_app(n, sp.args.data[i]);
+    *e = *n;
+    return 1;
   }
   switch (e->kind) {
   case CE_VAR:
   case CE_LIT: return 0;
-  case CE_APP: return replace_calls(e->fn, f, ys, r) + replace_calls(e->arg, f, ys, r);
-  case CE_TYAPP: return replace_calls(e->fn, f, ys, r);
+  case CE_APP: return replace_calls_m(e->fn, f, ys, r, m) + replace_calls_m(e->arg, f, ys, r, m);
+  case CE_TYAPP: return replace_calls_m(e->fn, f, ys, r, m);
   case CE_LAM:
   case CE_TYLAM:
   case CE_CAST:
-  case CE_SCC: return replace_calls(e->body, f, ys, r);
+  case CE_SCC: return replace_calls_m(e->body, f, ys, r, m);
   case CE_LET: {
-    int n = replace_calls(e->body, f, ys, r);
-    for (int i = 0; i < e->nbinds; i++) n += replace_calls(e->binds[i].rhs, f, ys, r);
+    int n = replace_calls_m(e->body, f, ys, r, m);
+    for (int i = 0; i < e->nbinds; i++)
+      n += replace_calls_m(e->binds[i].rhs, f, ys, r, m);
     return n;
   }
   case CE_CASE: {
-    int n = replace_calls(e->body, f, ys, r);
-    for (int i = 0; i < e->nalts; i++) n += replace_calls(e->alts[i].rhs, f, ys, r);
+    int n = replace_calls_m(e->body, f, ys, r, m);
+    for (int i = 0; i < e->nalts; i++)
+      n += replace_calls_m(e->alts[i].rhs, f, ys, r, m);
     return n;
   }
   case CE_CON:
   case CE_PRIMOP: {
     int n = 0;
-    for (int i = 0; i < e->nargs; i++) n += replace_calls(e->args[i], f, ys, r);
+    for (int i = 0; i < e->nargs; i++)
+      n += replace_calls_m(e->args[i], f, ys, r, m);
     return n;
   }
   }
@@ -205,16 +217,19 @@ static void subst_clones(Opt *O, CoreExpr *e, CoreVar *r, CoreExpr *by) {
   case CE_CAST:
   case CE_SCC: subst_clones(O, e->body, r, by); return;
   case CE_LET:
-    for (int i = 0; i < e->nbinds; i++) subst_clones(O, e->binds[i].rhs, r, by);
+    for (int i = 0; i < e->nbinds; i++)
+      subst_clones(O, e->binds[i].rhs, r, by);
     subst_clones(O, e->body, r, by);
     return;
   case CE_CASE:
     subst_clones(O, e->body, r, by);
-    for (int i = 0; i < e->nalts; i++) subst_clones(O, e->alts[i].rhs, r, by);
+    for (int i = 0; i < e->nalts; i++)
+      subst_clones(O, e->alts[i].rhs, r, by);
     return;
   case CE_CON:
   case CE_PRIMOP:
-    for (int i = 0; i < e->nargs; i++) subst_clones(O, e->args[i], r, by);
+    for (int i = 0; i < e->nargs; i++)
+      subst_clones(O, e->args[i], r, by);
     return;
   }
 }
@@ -228,35 +243,49 @@ typedef struct Consumer {
   CoreExpr *nil;  /* z (a template: cloned at every use) */
   CoreExpr *cons; /* k[y, r] (a template) */
   CoreVar *y, *r;
-  bool r_linear;  /* r occurs at most once on every path of k, not under a lambda */
+  int m;         /* f's value parameters after the list: f xs a1 .. am */
+  CoreVar **as;  /* a1 .. am in the templates */
+  bool r_linear; /* r occurs at most once on every path of k, not under a lambda */
   CoreType *res;
   int nil_size, cons_size;
-  int budget;     /* nodes that copies of k and z may still add */
+  int budget; /* nodes that copies of k and z may still add */
 } Consumer;
 
-/* The shape, checked before anything is copied: /\.. -> \xs -> case xs of { 2 alts } */
-static bool looks_like_consumer(const CoreExpr *rhs, int ntys) {
-  while (rhs->kind == CE_TYLAM) rhs = rhs->body, ntys--;
+/* The shape, checked before anything is copied:
+ * /\.. -> \xs a1 .. am -> case xs of { 2 alts }, with nargs = 1 + m */
+static bool looks_like_consumer(const CoreExpr *rhs, int ntys, int nargs) {
+  while (rhs->kind == CE_TYLAM)
+    rhs = rhs->body, ntys--;
   if (ntys != 0 || rhs->kind != CE_LAM) return false;
+  const CoreVar *xs = rhs->var;
   const CoreExpr *c = rhs->body;
-  return c->kind == CE_CASE && c->nalts == 2 && c->body->kind == CE_VAR && c->body->var == rhs->var;
+  for (int i = 1; i < nargs; i++, c = c->body)
+    if (c->kind != CE_LAM) return false;
+  return c->kind == CE_CASE && c->nalts == 2 && c->body->kind == CE_VAR && c->body->var == xs;
 }
 
 static bool consumer_of(Fuse *F, Spine *s, Consumer *c) {
   memset(c, 0, sizeof *c);
-  if (s->args.len != 1) return false;
+  if (s->args.len < 1 || s->args.len > 4) return false;
   CoreExpr *rhs = rhs_of(F, s->head);
-  if (!rhs || !looks_like_consumer(rhs, s->tys.len)) return false;
+  if (!rhs || !looks_like_consumer(rhs, s->tys.len, s->args.len)) return false;
   CoreExpr *lam = instantiate(F, rhs, s->tys.len, s->tys.data);
-  if (!lam || lam->body->kind != CE_CASE) return false;
+  if (!lam) return false;
   CoreVar *xs = lam->var;
+  int m = s->args.len - 1;
+  CoreVar **as = LZ_NEW_ARRAY(CoreVar *, m + 1);
   CoreExpr *cs = lam->body;
+  for (int i = 0; i < m; i++, cs = cs->body)
+    as[i] = cs->var;
+  if (cs->kind != CE_CASE) return false;
   if (cs->body->kind != CE_VAR || cs->body->var != xs || cs->nalts != 2) return false;
   CoreAlt *nil = NULL, *cons = NULL;
   for (int i = 0; i < 2; i++) {
     CoreAlt *a = &cs->alts[i];
-    if (a->kind == ALT_CON && a->con == F->list->cons[1]) cons = a;
-    else if (a->kind == ALT_DEFAULT || (a->kind == ALT_CON && a->con == F->list->cons[0])) nil = a;
+    if (a->kind == ALT_CON && a->con == F->list->cons[1])
+      cons = a;
+    else if (a->kind == ALT_DEFAULT || (a->kind == ALT_CON && a->con == F->list->cons[0]))
+      nil = a;
   }
   if (!nil || !cons) return false;
   CoreVar *y = cons->vars[0], *ys = cons->vars[1], *f = s->head;
@@ -268,8 +297,12 @@ static bool consumer_of(Fuse *F, Spine *s, Consumer *c) {
   if (core_opt_size(cons->rhs, FUSE_CONSUMER_SIZE + 1) > FUSE_CONSUMER_SIZE) return false;
   int nf = count_occ(cons->rhs, f->uniq, false);
   if (nf == 0 || count_occ(cons->rhs, ys->uniq, false) != nf) return false;
-  c->r = core_opt_fresh_var("r", cs->type);
-  if (replace_calls(cons->rhs, f, ys, c->r) != nf) return false;
+  CoreType *rt = cs->type;
+  for (int i = m - 1; i >= 0; i--)
+    rt = core_type_fun(as[i]->type, rt);
+  c->r = core_opt_fresh_var("r", rt);
+  if (replace_calls_m(cons->rhs, f, ys, c->r, m) != nf) return false;
+  c->m = m, c->as = as;
   c->f = f, c->tys = s->tys.data, c->ntys = s->tys.len;
   c->nil = nil->rhs, c->cons = cons->rhs, c->y = y, c->res = cs->type;
   c->r_linear = count_occ(c->cons, c->r->uniq, true) <= 1;
@@ -279,21 +312,47 @@ static bool consumer_of(Fuse *F, Spine *s, Consumer *c) {
   return true;
 }
 
-static CoreExpr *consumer_call(Consumer *c, CoreExpr *arg) {
+static CoreExpr *consumer_call(Consumer *c, CoreExpr *arg, CoreVar **cur) {
   CoreExpr *h = core_var(c->f);
-  for (int i = 0; i < c->ntys; i++) h = core_tyapp(h, c->tys[i]);
-  return core_app(h, arg);
+  for (int i = 0; i < c->ntys; i++)
+    h = core_tyapp(h, c->tys[i]);
+  h = core_app(h, arg);
+  for (int i = 0; i < c->m; i++)
+    h = core_app(h, core_var(cur[i]));
+  return h;
 }
 
-/* ---- pushing the consumer into a producer ----------------------------------------------------- */
+static CoreVar **fresh_like(CoreVar **vs, int n) {
+  CoreVar **r = LZ_NEW_ARRAY(CoreVar *, n + 1);
+  for (int i = 0; i < n; i++)
+    r[i] = core_opt_fresh_var(vs[i]->name, vs[i]->type);
+  return r;
+}
+
+/* A template instance: clone with y, r, a1..am renamed. */
+static CoreExpr *instance(Opt *O, Consumer *c, CoreExpr *tmpl, CoreVar *y, CoreVar *r,
+                          CoreVar **cur) {
+  int n = 0;
+  CoreVar **from = LZ_NEW_ARRAY(CoreVar *, c->m + 2);
+  CoreExpr **to = LZ_NEW_ARRAY(CoreExpr *, c->m + 2);
+  if (y) from[n] = c->y, to[n++] = core_var(y);
+  if (r) from[n] = c->r, to[n++] = core_var(r);
+  for (int i = 0; i < c->m; i++)
+    from[n] = c->as[i], to[n++] = core_var(cur[i]);
+  return core_opt_clone(O, tmpl, 0, NULL, NULL, n, from, to);
+}
+
+/* ---- pushing the consumer into a producer -----------------------------------------------------
+ */
 
 typedef struct Push {
   Consumer *c;
-  CoreVar *self;   /* the producer being copied (its calls become calls of self2) */
-  CoreType **tys;  /* its type arguments */
+  CoreVar *self;  /* the producer being copied (its calls become calls of self2) */
+  CoreType **tys; /* its type arguments */
   int ntys, arity;
   CoreVar *self2;
-  int fused;       /* [] and : replaced, producer calls fused */
+  int fused;     /* [] and : replaced, producer calls fused */
+  CoreVar **cur; /* the consumer's extra arguments here (variables) */
 } Push;
 
 static CoreExpr *push(Fuse *F, Push *P, CoreExpr *e);
@@ -318,16 +377,28 @@ static CoreExpr *fuse_producer(Fuse *F, Push *outer, Spine *s) {
     LZ_PUSH(ps, body->var);
     body = body->body;
   }
-  CoreType *t = outer->c->res;
-  for (int i = ps.len - 1; i >= 0; i--) t = core_type_fun(ps.data[i]->type, t);
-  Push P = {outer->c, s->head, s->tys.data, s->tys.len, ps.len, core_opt_fresh_var("$fuse", t), 0};
+  Consumer *c = outer->c;
+  CoreVar **as = fresh_like(c->as, c->m);
+  CoreType *t = c->res;
+  for (int i = c->m - 1; i >= 0; i--)
+    t = core_type_fun(as[i]->type, t);
+  for (int i = ps.len - 1; i >= 0; i--)
+    t = core_type_fun(ps.data[i]->type, t);
+  Push P = {c, s->head, s->tys.data, s->tys.len, ps.len, core_opt_fresh_var("$fuse", t), 0, as};
   CoreExpr *nb = push(F, &P, body);
   if (P.fused == 0 || outer->c->budget < 0) return NULL;
   if (getenv("LZ_FUSE_TRACE"))
-    fprintf(stderr, "fuse: %s_%d into producer %s_%d\n", outer->c->f->name, outer->c->f->uniq, s->head->name, s->head->uniq);
-  for (int i = ps.len - 1; i >= 0; i--) nb = core_lam(ps.data[i], nb);
+    fprintf(stderr, "fuse: %s_%d into producer %s_%d\n", outer->c->f->name, outer->c->f->uniq,
+            s->head->name, s->head->uniq);
+  for (int i = c->m - 1; i >= 0; i--)
+    nb = core_lam(as[i], nb);
+  for (int i = ps.len - 1; i >= 0; i--)
+    nb = core_lam(ps.data[i], nb);
   CoreExpr *call = core_var(P.self2);
-  for (int i = 0; i < s->args.len; i++) call = core_app(call, s->args.data[i]);
+  for (int i = 0; i < s->args.len; i++)
+    call = core_app(call, s->args.data[i]);
+  for (int i = 0; i < c->m; i++)
+    call = core_app(call, core_var(outer->cur[i]));
   CoreExpr *l = core_expr_new(CE_LET, (LzSpan){0});
   l->rec = true;
   l->nbinds = 1;
@@ -344,14 +415,24 @@ static CoreExpr *fuse_producer(Fuse *F, Push *outer, Spine *s) {
 static CoreExpr *push_cons(Fuse *F, Push *P, CoreExpr *x, CoreExpr *tail) {
   Consumer *c = P->c;
   c->budget -= c->cons_size;
-  CoreExpr *t = push(F, P, tail);
+  CoreExpr *t;
+  if (c->m == 0) {
+    t = push(F, P, tail);
+  } else { /* r = \b1 .. bm -> push(tail) with the b's as the extra arguments */
+    CoreVar **save = P->cur, **bs = fresh_like(c->as, c->m);
+    P->cur = bs;
+    t = push(F, P, tail);
+    P->cur = save;
+    for (int i = c->m - 1; i >= 0; i--)
+      t = core_lam(bs[i], t);
+  }
   CoreVar *y = core_opt_fresh_var("y", c->y->type);
-  CoreVar *r = core_opt_fresh_var("r", c->res);
-  CoreVar *from[2] = {c->y, c->r};
-  CoreExpr *to[2] = {core_var(y), core_var(r)};
-  CoreExpr *k = core_opt_clone(F->O, c->cons, 0, NULL, NULL, 2, from, to);
-  if (c->r_linear && core_opt_size(t, FUSE_SUBST_SIZE + 1) <= FUSE_SUBST_SIZE) subst_clones(F->O, k, r, t);
-  else k = core_opt_mk_let(r, t, k);
+  CoreVar *r = core_opt_fresh_var("r", c->r->type);
+  CoreExpr *k = instance(F->O, c, c->cons, y, r, P->cur);
+  if (c->r_linear && core_opt_size(t, FUSE_SUBST_SIZE + 1) <= FUSE_SUBST_SIZE)
+    subst_clones(F->O, k, r, t);
+  else
+    k = core_opt_mk_let(r, t, k);
   P->fused++;
   return core_opt_mk_let(y, x, k);
 }
@@ -362,7 +443,7 @@ static CoreExpr *push(Fuse *F, Push *P, CoreExpr *e) {
     if (e->con == F->list->cons[0]) {
       P->fused++;
       P->c->budget -= P->c->nil_size;
-      return core_opt_clone(F->O, P->c->nil, 0, NULL, NULL, 0, NULL, NULL);
+      return instance(F->O, P->c, P->c->nil, NULL, NULL, P->cur);
     }
     if (e->con == F->list->cons[1]) return push_cons(F, P, e->args[0], e->args[1]);
     break;
@@ -379,7 +460,8 @@ static CoreExpr *push(Fuse *F, Push *P, CoreExpr *e) {
   }
   case CE_LET: {
     if (e->rec)
-      for (int i = 0; i < e->nbinds; i++) note_rhs(F, e->binds[i].var, e->binds[i].rhs);
+      for (int i = 0; i < e->nbinds; i++)
+        note_rhs(F, e->binds[i].var, e->binds[i].rhs);
     CoreExpr *n = LZ_NEW(CoreExpr);
     *n = *e;
     n->body = push(F, P, e->body);
@@ -391,7 +473,10 @@ static CoreExpr *push(Fuse *F, Push *P, CoreExpr *e) {
     if (P->self && s.head == P->self && s.args.len == P->arity && s.tys.len == P->ntys &&
         types_equal(s.tys.data, P->tys, P->ntys)) {
       CoreExpr *call = core_var(P->self2);
-      for (int i = 0; i < s.args.len; i++) call = core_app(call, s.args.data[i]);
+      for (int i = 0; i < s.args.len; i++)
+        call = core_app(call, s.args.data[i]);
+      for (int i = 0; i < P->c->m; i++)
+        call = core_app(call, core_var(P->cur[i]));
       P->fused++;
       return call;
     }
@@ -406,24 +491,32 @@ static CoreExpr *push(Fuse *F, Push *P, CoreExpr *e) {
   }
   default: break;
   }
-  return consumer_call(P->c, e);
+  return consumer_call(P->c, e, P->cur);
 }
 
-/* ---- the walk ------------------------------------------------------------------------------------ */
+/* ---- the walk
+ * ------------------------------------------------------------------------------------ */
 
 static CoreExpr *walk(Fuse *F, CoreExpr *e);
 
 static CoreExpr *try_fuse(Fuse *F, CoreExpr *e) {
   Spine s;
-  if (F->fusions >= FUSE_MAX_PER_PASS || !spine_of(e, &s) || s.args.len != 1) return NULL;
+  if (F->fusions >= FUSE_MAX_PER_PASS || !spine_of(e, &s) || s.args.len < 1) return NULL;
   CoreExpr *arg = s.args.data[0];
   if (arg->kind == CE_VAR || arg->kind == CE_LIT) return NULL;
   Consumer c;
   if (!consumer_of(F, &s, &c)) return NULL;
-  Push P = {&c, NULL, NULL, 0, 0, NULL, 0};
+  /* the extra arguments become variables (let-bound unless they are ones already) */
+  CoreVar **cur = fresh_like(c.as, c.m);
+  for (int i = 0; i < c.m; i++)
+    if (s.args.data[1 + i]->kind == CE_VAR) cur[i] = s.args.data[1 + i]->var;
+  Push P = {&c, NULL, NULL, 0, 0, NULL, 0, cur};
   CoreExpr *r = push(F, &P, arg);
   if (P.fused == 0 || c.budget < 0) return NULL;
-  if (getenv("LZ_FUSE_TRACE")) fprintf(stderr, "fuse: %s_%d (size %d)\n", c.f->name, c.f->uniq, core_opt_size(r, 100000));
+  for (int i = c.m - 1; i >= 0; i--)
+    if (s.args.data[1 + i]->kind != CE_VAR) r = core_opt_mk_let(cur[i], s.args.data[1 + i], r);
+  if (getenv("LZ_FUSE_TRACE"))
+    fprintf(stderr, "fuse: %s_%d (size %d)\n", c.f->name, c.f->uniq, core_opt_size(r, 100000));
   F->fusions++;
   F->O->ticks++;
   return r;
@@ -450,7 +543,8 @@ static CoreExpr *walk(Fuse *F, CoreExpr *e) {
   case CE_SCC: e->body = walk(F, e->body); return e;
   case CE_LET:
     if (e->rec)
-      for (int i = 0; i < e->nbinds; i++) note_rhs(F, e->binds[i].var, e->binds[i].rhs);
+      for (int i = 0; i < e->nbinds; i++)
+        note_rhs(F, e->binds[i].var, e->binds[i].rhs);
     for (int i = 0; i < e->nbinds; i++) {
       e->binds[i].rhs = walk(F, e->binds[i].rhs);
       if (e->rec) note_rhs(F, e->binds[i].var, e->binds[i].rhs);
@@ -459,11 +553,13 @@ static CoreExpr *walk(Fuse *F, CoreExpr *e) {
     return e;
   case CE_CASE:
     e->body = walk(F, e->body);
-    for (int i = 0; i < e->nalts; i++) e->alts[i].rhs = walk(F, e->alts[i].rhs);
+    for (int i = 0; i < e->nalts; i++)
+      e->alts[i].rhs = walk(F, e->alts[i].rhs);
     return e;
   case CE_CON:
   case CE_PRIMOP:
-    for (int i = 0; i < e->nargs; i++) e->args[i] = walk(F, e->args[i]);
+    for (int i = 0; i < e->nargs; i++)
+      e->args[i] = walk(F, e->args[i]);
     return e;
   }
   return e;
