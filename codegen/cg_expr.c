@@ -46,6 +46,86 @@ bool cg_is_whnf(CgFn *f, StgVar *v) {
   return vi->whnf;
 }
 
+/* ---- the -replay way: thunk ids -------------------------------------------------------------
+ * Note [Thunk ids] in docs/notes/replay.md: a thunk's spare word holds, from allocation
+ * until its update, the id (capability << 48) | 1 << 47 | (the capability's alloc_bytes at
+ * its allocation + its offset in the let) | 1 (odd with bit 47: never a pointer). The claim keeps it
+ * (the update frame then takes the size from Boehm); a claim on another capability than
+ * the allocating one, or of a CAF (spare word 0; the runtime names it by its address),
+ * calls lz_replay_claimed (the RPL_CLAIM event), and while replaying
+ * every claim first asks lz_replay_claim_gate whether this capability may claim it. */
+
+static LLVMValueRef replay_cap_no(CgFn *f) {
+  Cg *cg = f->cg;
+  LLVMValueRef idx = cg_word(cg, offsetof(LzCap, cap_no));
+  LLVMValueRef a = LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, f->cap, &idx, 1, "");
+  a = LLVMBuildBitCast(cg->b, a, LLVMPointerType(cg->t_i32, 0), "");
+  return LLVMBuildZExt(cg->b, LLVMBuildLoad2(cg->b, cg->t_i32, a, "capno"), cg->t_word, "");
+}
+
+static LLVMValueRef replay_thunk_id_base(CgFn *f) { /* (cap << 48) | 1 << 47 | alloc_bytes | 1 */
+  Cg *cg = f->cg;
+  LLVMValueRef idx = cg_word(cg, offsetof(LzCap, alloc_bytes));
+  LLVMValueRef a = LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, f->cap, &idx, 1, "");
+  a = LLVMBuildBitCast(cg->b, a, cg->t_wordp, "");
+  LLVMValueRef n = LLVMBuildLoad2(cg->b, cg->t_word, a, "allocated");
+  LLVMValueRef c = LLVMBuildShl(cg->b, replay_cap_no(f), cg_word(cg, 48), "");
+  return LLVMBuildOr(cg->b, LLVMBuildOr(cg->b, c, n, ""), cg_word(cg, (1ll << 47) | 1), "idbase");
+}
+
+static LLVMValueRef replay_fn(Cg *cg, const char *name, LLVMTypeRef ret, LLVMTypeRef *ty) {
+  LLVMTypeRef params[2] = {cg->t_i8p, cg->t_word};
+  *ty = LLVMFunctionType(ret, params, 2, 0);
+  LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
+  if (!fn) {
+    fn = LLVMAddFunction(cg->mod, name, *ty);
+    LLVMSetLinkage(fn, LLVMExternalLinkage);
+  }
+  return fn;
+}
+
+/* if (lz_replay_mode == LZ_RPL_REPLAY && !lz_replay_claim_gate(cap, t)) lz_eval(t) */
+static void replay_claim_gate(CgFn *f, LLVMValueRef t) {
+  Cg *cg = f->cg;
+  LLVMValueRef mode = LLVMGetNamedGlobal(cg->mod, "lz_replay_mode");
+  if (!mode) {
+    mode = LLVMAddGlobal(cg->mod, cg->t_i32, "lz_replay_mode");
+    LLVMSetLinkage(mode, LLVMExternalLinkage);
+  }
+  LLVMValueRef m = LLVMBuildLoad2(cg->b, cg->t_i32, mode, "rplmode");
+  LLVMBasicBlockRef gate = cg_block(f, "rplgate"), go = cg_block(f, "rplgo"), wait = cg_block(f, "rplwait");
+  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, m, LLVMConstInt(cg->t_i32, 2, 0), ""), gate, go);
+  LLVMPositionBuilderAtEnd(cg->b, gate);
+  LLVMTypeRef ty;
+  LLVMValueRef fn = replay_fn(cg, "lz_replay_claim_gate", cg->t_i32, &ty);
+  LLVMValueRef args[2] = {f->cap, t};
+  LLVMValueRef ok = LLVMBuildCall2(cg->b, ty, fn, args, 2, "mayclaim");
+  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, ok, LLVMConstInt(cg->t_i32, 0, 0), ""), go, wait);
+  LLVMPositionBuilderAtEnd(cg->b, wait);
+  cg_tail_call(f, cg->rt_eval, t, NULL, NULL, NULL);
+  LLVMPositionBuilderAtEnd(cg->b, go);
+}
+
+/* after winning: if (is an id ? id >> 48 != cap->cap_no : id == 0) lz_replay_claimed(cap, t)
+ * (id 0: a CAF, named by its address) */
+static void replay_claimed(CgFn *f, LLVMValueRef t) {
+  Cg *cg = f->cg;
+  LLVMValueRef id = cg_load(f, t, 8);
+  LLVMValueRef mark = cg_word(cg, (1ll << 47) | 1);
+  LLVMValueRef odd = LLVMBuildICmp(cg->b, LLVMIntEQ, LLVMBuildAnd(cg->b, id, mark, ""), mark, "");
+  LLVMValueRef other = LLVMBuildICmp(cg->b, LLVMIntNE, LLVMBuildLShr(cg->b, id, cg_word(cg, 48), ""), replay_cap_no(f), "");
+  LLVMBasicBlockRef post = cg_block(f, "rplclaim"), done = cg_block(f, "rplclaimed");
+  LLVMValueRef caf = LLVMBuildICmp(cg->b, LLVMIntEQ, id, cg_word(cg, 0), "");
+  LLVMBuildCondBr(cg->b, LLVMBuildOr(cg->b, LLVMBuildAnd(cg->b, odd, other, ""), caf, ""), post, done);
+  LLVMPositionBuilderAtEnd(cg->b, post);
+  LLVMTypeRef ty;
+  LLVMValueRef fn = replay_fn(cg, "lz_replay_claimed", cg->t_void, &ty);
+  LLVMValueRef args[2] = {f->cap, t};
+  LLVMBuildCall2(cg->b, ty, fn, args, 2, "");
+  LLVMBuildBr(cg->b, done);
+  LLVMPositionBuilderAtEnd(cg->b, done);
+}
+
 /* Claim the thunk `t` (whose info table is `info`) for this thread: eager blackholing.
  * The spare word keeps the thunk's own info table, from which the update learns its size
  * to clear the free variables. Vanilla: two plain stores. Threaded: the info word is
@@ -53,9 +133,10 @@ bool cg_is_whnf(CgFn *f, StgVar *v) {
  * exactly one evaluates it; the loser re-examines it with lz_eval (an IND: the value; a
  * BLACKHOLE: it blocks until the update). The spare word is written only after winning:
  * before that it may already hold another thread's result. Note [Eager blackholing] in
- * docs/notes/threaded-rts.md. */
+ * docs/notes/threaded-rts.md. The -replay way: see above. */
 static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
   Cg *cg = f->cg;
+  if (cg->opts.replay) replay_claim_gate(f, t);
   LLVMValueRef own = cg_const_ptr_word(cg, info, 0), bh = cg_const_ptr_word(cg, cg->rt_blackhole_info, 0);
   if (!cg->opts.threaded) {
     cg_store(f, t, 8, own);
@@ -70,7 +151,10 @@ static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
   LLVMPositionBuilderAtEnd(cg->b, lost);
   cg_tail_call(f, cg->rt_eval, t, NULL, NULL, NULL);
   LLVMPositionBuilderAtEnd(cg->b, won);
-  cg_store(f, t, 8, own);
+  if (cg->opts.replay) /* the spare word keeps the thunk id (Note [Thunk ids]) */
+    replay_claimed(f, t);
+  else
+    cg_store(f, t, 8, own);
 }
 
 /* The entry code of a closure: FUN: r1 = the closure, arguments in r2..r4 and on the
@@ -184,6 +268,7 @@ static void let_closures(CgFn *f, StgExpr *e) {
   Cg *cg = f->cg;
   int n = e->nbinds;
   LLVMValueRef *addr = LZ_NEW_ARRAY(LLVMValueRef, n);
+  int64_t *at = LZ_NEW_ARRAY(int64_t, n); /* byte offset in the let (thunk ids) */
   int64_t bytes = 0;
   for (int i = 0; i < n; i++) {
     StgRhs *rhs = e->binds[i].rhs;
@@ -196,6 +281,7 @@ static void let_closures(CgFn *f, StgExpr *e) {
     }
     int words = closure_words(cg, rhs);
     addr[i] = cg_alloc(f, words);
+    at[i] = bytes;
     /* counted without the -prof way's stack word: "excludes profiling overheads" */
     int prof_words = rhs->kind == STG_THUNK ? cg_prof_thunk_extra(cg) : 0;
     bytes += LZ_GRANULE_BYTES * LZ_WORDS_TO_GRANULES(words - prof_words);
@@ -204,9 +290,15 @@ static void let_closures(CgFn *f, StgExpr *e) {
     vi->whnf = tag != 0;
     cg_bind(f, v, tag ? LLVMBuildOr(cg->b, addr[i], cg_word(cg, tag), cg_var_label(v)) : addr[i]);
   }
+  LLVMValueRef id_base = NULL; /* the -replay way: Note [Thunk ids] */
   for (int i = 0; i < n; i++) {
     StgRhs *rhs = e->binds[i].rhs;
     if (!addr[i]) continue;
+    LLVMValueRef spare = cg_word(cg, 0);
+    if (cg->opts.replay && rhs->kind == STG_THUNK) {
+      if (!id_base) id_base = replay_thunk_id_base(f);
+      spare = LLVMBuildAdd(cg->b, id_base, cg_word(cg, at[i]), "thunkid");
+    }
     if (rhs->kind == STG_CON) {
       cg_store(f, addr[i], 0, cg_const_ptr_word(cg, cg_con_info(cg, rhs->con), 0));
       for (int j = 0; j < rhs->nargs; j++) cg_store(f, addr[i], 8 * (1 + j), cg_atom(f, &rhs->args[j]));
@@ -215,7 +307,7 @@ static void let_closures(CgFn *f, StgExpr *e) {
     int ap = ap_thunk_arity(rhs);
     if (ap) {
       cg_store(f, addr[i], 0, cg_const_ptr_word(cg, ap_thunk_info(cg, ap), 0));
-      cg_store(f, addr[i], 8, cg_word(cg, 0));
+      cg_store(f, addr[i], 8, spare);
       cg_store(f, addr[i], 16, cg_lookup(f, rhs->body->fn));
       for (int j = 0; j < ap; j++) cg_store(f, addr[i], 8 * (3 + j), cg_atom(f, &rhs->body->args[j]));
       if (cg->opts.prof) cg_store(f, addr[i], 8 * (3 + ap), cg_prof_current(f));
@@ -225,7 +317,7 @@ static void let_closures(CgFn *f, StgExpr *e) {
     cg_store(f, addr[i], 0, cg_const_ptr_word(cg, cg->vars[rhs->var->id].info, 0));
     int base = 1;
     if (rhs->kind == STG_THUNK) {
-      cg_store(f, addr[i], 8, cg_word(cg, 0));
+      cg_store(f, addr[i], 8, spare);
       base = 2;
     }
     for (int j = 0; j < rhs->nfvs; j++) cg_store(f, addr[i], 8 * (base + j), cg_lookup(f, rhs->fvs[j]));

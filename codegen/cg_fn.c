@@ -37,7 +37,9 @@ void cg_fn_finish(CgFn *f) {
     LLVMBuildBr(cg->b, f->start);
     return;
   }
-  /* heap check: if (cap->yield) tail-call lz_yield_enter / lz_yield_return */
+  /* heap check: if (cap->yield && lz_yield_check(cap)) tail-call lz_yield_enter /
+   * lz_yield_return; when the runtime does not want a switch the code goes on past the check
+   * (so a runtime that keeps the flag set, as the replay does, still makes progress) */
   LLVMValueRef idx = cg_word(cg, offsetof(LzCap, yield));
   LLVMValueRef a = LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, f->cap, &idx, 1, "");
   a = LLVMBuildBitCast(cg->b, a, LLVMPointerType(cg->t_i32, 0), "");
@@ -51,6 +53,12 @@ void cg_fn_finish(CgFn *f) {
                        LLVMConstInt(cg->t_i32, 1, 0), LLVMConstInt(cg->t_i32, 2000, 0)};
   LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "prof", 4), LLVMMDNodeInContext(cg->ctx, w, 3));
   LLVMPositionBuilderAtEnd(cg->b, yb);
+  LLVMValueRef capp = cg_param(f, 0);
+  LLVMValueRef want = LLVMBuildCall2(cg->b, LLVMGlobalGetValueType(cg->rt_yield_check), cg->rt_yield_check,
+                                     &capp, 1, "want");
+  LLVMBasicBlockRef stop = LLVMAppendBasicBlockInContext(cg->ctx, f->fn, "stop");
+  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, want, cg_i32(cg, 0), ""), stop, f->start);
+  LLVMPositionBuilderAtEnd(cg->b, stop);
   LLVMValueRef args[6];
   for (int i = 0; i < 6; i++) args[i] = cg_param(f, i);
   LLVMValueRef call = LLVMBuildCall2(cg->b, cg->t_code,

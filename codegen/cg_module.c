@@ -132,6 +132,7 @@ void cg_init_module(Cg *cg) {
   /* runtime C functions */
   LLVMTypeRef p3[3] = {cg->t_i8p, cg->t_wordp, cg->t_word};
   cg->rt_alloc_slow = declare_c(cg, "lz_alloc_slow", cg->t_i8p, p3, 3);
+  cg->rt_yield_check = declare_c(cg, "lz_yield_check", cg->t_i32, p3, 1);
   unsigned align = LLVMGetEnumAttributeKindForName("align", 5);
   unsigned nonnull = LLVMGetEnumAttributeKindForName("nonnull", 7);
   LLVMAddAttributeAtIndex(cg->rt_alloc_slow, LLVMAttributeReturnIndex, LLVMCreateEnumAttribute(cg->ctx, align, 16));

@@ -96,7 +96,7 @@ typedef struct Cg {
   LLVMTypeRef t_i8p, t_wordp, t_code, t_codep, t_info, t_infop;
   /* runtime entities */
   LLVMValueRef rt_alloc_slow, rt_stack_grow, rt_apply[4], rt_eval, rt_con_entry;
-  LLVMValueRef rt_yield_enter, rt_yield_return;
+  LLVMValueRef rt_yield_enter, rt_yield_return, rt_yield_check;
   LLVMValueRef rt_update_frame_info, rt_blackhole_info, rt_ap_frame_info[4], rt_pap_info;
   LLVMValueRef rt_integer_small_info, rt_ind_info;
   LLVMValueRef prim_fns[PRIMOP_COUNT];

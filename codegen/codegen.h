@@ -34,6 +34,9 @@ typedef struct CgOptions {
   bool threaded;            /* the threaded way: thunks are claimed with an atomic
                                compare-and-swap (Note [Eager blackholing], docs/notes/
                                threaded-rts.md) */
+  bool replay;              /* the -replay way (implies threaded): thunks carry an id in
+                               their spare word from allocation, and claims go through
+                               the replay hooks (Note [Thunk ids], docs/notes/replay.md) */
   bool prof;                /* the -prof way: cost-centre stacks (SCCs push, thunks carry
                                their stack in an extra last word; Note [Profiling],
                                docs/notes/profiling.md; codegen/cg_prof.c) */

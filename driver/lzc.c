@@ -234,7 +234,7 @@ static int generate_code(Options *o, CoreProgram *core) {
    * -eventlog); Note [Profiling] in docs/notes/profiling.md */
   bool threaded = o->threaded || o->replay || (o->prof && o->eventlog);
   CgOptions co = {.opt_level = o->opt_level, .module_name = o->input, .threaded = threaded,
-                  .prof = o->prof};
+                  .replay = o->replay, .prof = o->prof};
   CgModule *m = cg_generate(stg, &co);
   phase_time("codegen");
   if (!m) {

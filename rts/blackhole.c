@@ -72,6 +72,9 @@ LZ_FN(lz_blackhole_entry) {
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
       break;
   }
+#if LZ_REPLAY
+  lz_replay_blocking(cap, thunk); /* the thunk's id: Note [Thunk ids] */
+#endif
   t->blocked_on = (LzWord)thunk;
   t->link = waiters;
   waiters = t;

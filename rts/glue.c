@@ -62,6 +62,10 @@ static inline LzWord *stack_check(LzCap *cap, LzWord *sp, LzWord need) {
 static void clear_free_vars(LzCap *cap, LzWord *thunk) {
   LzWord saved = thunk[1];
   size_t size;
+#if LZ_REPLAY
+  if (LZ_IS_THUNK_ID(saved)) /* Note [Thunk ids] (docs/notes/replay.md): size from Boehm */
+    saved = 0;
+#endif
   if (saved != (LzWord)cap->tso && saved != 0)
     size = ((const LzInfo *)saved)->size;
   else if (GC_is_heap_ptr(thunk))
@@ -143,13 +147,22 @@ LZ_FN(lz_eval) {
   LZ_RETURN();
 }
 
-/* Safe points. Vanilla: nothing to switch to. Threaded: the scheduler decides (sched.c,
- * lz_sched_yield_wanted): the thread stops with its registers saved and resumes exactly
- * there. */
+/* Safe points. The heap check asks lz_yield_check whether to stop. Vanilla: never (nothing
+ * to switch to). Threaded: the scheduler decides (sched.c, lz_sched_yield_wanted); then
+ * lz_yield_enter/return stop the thread with its registers saved, to resume exactly there. */
+uint32_t lz_yield_check(LzCap *cap) {
+  SET_YIELD(cap, 0);
+#if LZ_THREADED
+  return lz_sched_yield_wanted(cap);
+#else
+  return 0;
+#endif
+}
+
 LZ_FN(lz_yield_enter) {
   SET_YIELD(cap, 0);
 #if LZ_THREADED
-  if (lz_sched_yield_wanted(cap)) {
+  {
     LzThread *t = cap->tso;
     t->next = LZ_INFO(r1)->entry;
     t->sp = sp, t->r1 = r1, t->r2 = r2, t->r3 = r3, t->r4 = r4;
@@ -163,7 +176,7 @@ LZ_FN(lz_yield_enter) {
 LZ_FN(lz_yield_return) {
   SET_YIELD(cap, 0);
 #if LZ_THREADED
-  if (lz_sched_yield_wanted(cap)) {
+  {
     LzThread *t = cap->tso;
     t->next = ((const LzInfo *)sp[0])->entry;
     t->sp = sp, t->r1 = r1;

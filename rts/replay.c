@@ -34,6 +34,8 @@ const LzEvType lz_rpl_types[] = {
     {LZ_EVT_RPL_IO_RESULT, LZ_EV_VAR, "Lz replay: IO result"},
     {LZ_EVT_RPL_SLICE, LZ_RPL_SLICE_BYTES, "Lz replay: slice end (tid, why, allocation)"},
     {LZ_EVT_RPL_SPARK, LZ_RPL_SPARK_BYTES, "Lz replay: spark taken (id, kind, pool)"},
+    {LZ_EVT_RPL_CLAIM, LZ_RPL_CLAIM_BYTES, "Lz replay: thunk of another capability claimed"},
+    {LZ_EVT_RPL_BLOCK, LZ_RPL_CLAIM_BYTES, "Lz replay: blocking on a thunk"},
 };
 const size_t lz_rpl_ntypes = sizeof lz_rpl_types / sizeof lz_rpl_types[0];
 
@@ -175,6 +177,29 @@ void lz_replay_post_slice(LzCap *cap, uint32_t tid, LzStopWhy why, uint64_t allo
   p = lz_ev_put32(p, tid);
   p = lz_ev_put16(p, (uint16_t)why);
   lz_ev_put64(p, alloc);
+}
+
+LzWord lz_replay_thunk_id(const LzWord *x) {
+  if (LZ_IS_THUNK_ID(x[1])) return x[1];
+  if (x[1] != 0 || GC_is_heap_ptr((void *)x)) return 0;
+  LzWord off = (LzWord)((uintptr_t)x - (uintptr_t)&lz_ind_info) & ((1ull << 46) - 1);
+  return (LzWord)LZ_THUNK_ID_STATIC << 48 | 1ull << 47 | off << 1 | 1;
+}
+
+void lz_replay_claimed(LzCap *cap, LzWord thunk) {
+  LzEvBuf *eb = cap->rest->ev;
+  if (!eb || lz_replay_mode == LZ_RPL_OFF) return;
+  LzWord id = lz_replay_thunk_id(LZ_UNTAG(thunk));
+  if (id) lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_CLAIM, LZ_RPL_CLAIM_BYTES), id);
+}
+
+void lz_replay_blocking(LzCap *cap, LzWord *thunk) {
+  LzEvBuf *eb = cap->rest->ev;
+  if (!eb || lz_replay_mode == LZ_RPL_OFF) return;
+  /* 0 when the thunk has no id, or when its owner is updating it: the update writes the
+   * result into the spare word before the info word (glue.c), and this thread may still
+   * announce its wait in between; replay accepts any thunk for a 0 */
+  lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_BLOCK, LZ_RPL_CLAIM_BYTES), lz_replay_thunk_id(thunk));
 }
 
 static __thread bool exiting; /* this OS thread runs lz_exit */

@@ -25,10 +25,30 @@
  *                     scheduler; alloc = the capability's allocated bytes at that moment
  *                     (the deterministic position of a pre-emption);
  *   LZ_EVT_RPL_SPARK  id u64, kind u8 (LzSparkEvent: RUN, STEAL or FIZZLE), pool u16:
- *                     the spark the capability took from `pool` when looking for work. */
-enum { LZ_EVT_RPL_SLICE = 1910, LZ_EVT_RPL_SPARK = 1911 };
+ *                     the spark the capability took from `pool` when looking for work;
+ *   LZ_EVT_RPL_CLAIM  id u64: the capability claimed (blackholed) the thunk with this id,
+ *                     allocated on another capability (Note [Thunk ids]);
+ *   LZ_EVT_RPL_BLOCK  id u64: a thread of the capability blocks on the thunk with this id. */
+enum {
+  LZ_EVT_RPL_SLICE = 1910,
+  LZ_EVT_RPL_SPARK = 1911,
+  LZ_EVT_RPL_CLAIM = 1912,
+  LZ_EVT_RPL_BLOCK = 1913
+};
 #define LZ_RPL_SLICE_BYTES 14
 #define LZ_RPL_SPARK_BYTES 11
+#define LZ_RPL_CLAIM_BYTES 8
+
+/* Note [Thunk ids] (docs/notes/replay.md): in the -replay way a thunk's spare word holds
+ * (allocating capability << 48) | 1 << 47 | (its alloc_bytes at the allocation + offset) | 1
+ * (bit 47 and bit 0: never a pointer, tagged or not) from
+ * allocation to update; 0 for CAFs and the runtime's own thunks. */
+#define LZ_THUNK_ID_CAP(id) ((uint32_t)((id) >> 48))
+#define LZ_IS_THUNK_ID(w)   (((w) & ((1ull << 47) | 1)) == ((1ull << 47) | 1))
+#define LZ_THUNK_ID_STATIC  0x7fffu /* the "capability" of CAFs' ids */
+/* The id of a thunk or blackhole: its spare word's, a CAF's from its address (relative to
+ * the executable: the same in every run), else 0 (a thunk the runtime made). */
+LzWord lz_replay_thunk_id(const LzWord *x);
 
 typedef enum LzReplayMode { LZ_RPL_OFF, LZ_RPL_RECORD, LZ_RPL_REPLAY } LzReplayMode;
 extern LzReplayMode lz_replay_mode;
@@ -70,10 +90,25 @@ void lz_replay_slice_end(LzCap *cap, LzThread *t, LzStopWhy why);
 /* Replay: a spark was pushed by par#; a spark another capability steals later is
  * reserved until then (Note [Reserved sparks]). */
 void lz_replay_spark_pushed(LzCap *cap, LzWord closure, LzSparkId id);
+/* Replay: par# (sched.c). A spark no capability takes in the recording is not pushed
+ * (it stayed in the pool or overflowed there; pushing it could make the pool overflow
+ * where the recording's did not); the others are pushed and passed to
+ * lz_replay_spark_pushed. True when pushed. */
+bool lz_replay_spark_new(LzCap *cap, LzSparkPool *pool, LzWord closure);
 
 /* blackhole.c, replay: a thread found a blackhole owned by another thread. True: block
  * (the recording blocked here); false: the blackhole has been updated meanwhile. */
 bool lz_replay_may_block(LzCap *cap, LzWord *thunk);
+
+/* Generated code (the -replay way, codegen/cg_expr.c claim_thunk). lz_replay_claimed:
+ * the capability won the claim of a thunk whose id names another capability (posts
+ * RPL_CLAIM). lz_replay_claim_gate, replay only, before the claim: nonzero when this
+ * capability may claim it; 0 after waiting until the capability the recording names has
+ * claimed it (the caller then evaluates the thunk again: it is a blackhole by then). */
+void lz_replay_claimed(LzCap *cap, LzWord thunk);
+/* blackhole.c: the running thread is about to block on `thunk` (posts RPL_BLOCK). */
+void lz_replay_blocking(LzCap *cap, LzWord *thunk);
+int lz_replay_claim_gate(LzCap *cap, LzWord thunk);
 
 /* glue.c, replay: the update frame is about to update `thunk`. If the recording wakes a
  * thread in this slice that has not blocked yet, let it block first. */

@@ -59,8 +59,15 @@ static uint8_t *arena;
 static size_t arena_n, arena_room;
 static Ev *input; /* stdin reads, in time order */
 static size_t n_input, input_at, input_byte;
-static uint64_t *stolen; /* open-addressing set of stolen spark ids (0: empty) */
-static size_t stolen_mask;
+/* Open-addressing maps from a nonzero id to a capability (0: empty slot): `stolen`, spark
+ * id -> the thief; `claims`, thunk id -> the capability that claimed it (RPL_CLAIM, or
+ * the allocating one for a thunk blocked on: Note [Thunk ids]). */
+typedef struct IdMap {
+  uint64_t *key;
+  uint16_t *cap;
+  size_t mask, n;
+} IdMap;
+static IdMap stolen, claims, taken; /* taken: spark ids of every RPL_SPARK */
 static uint32_t *rec2rep, *rep2rec; /* thread ids: recorded <-> this run */
 static LzThread **threads;          /* by this run's id */
 static size_t ntids;
@@ -98,21 +105,34 @@ static void *grow(void *p, size_t *room, size_t need, size_t elem) {
   return p;
 }
 
-static void stolen_add(uint64_t id) {
-  size_t i = (size_t)(id * 0x9E3779B97F4A7C15ull) & stolen_mask;
-  while (stolen[i] && stolen[i] != id)
-    i = (i + 1) & stolen_mask;
-  stolen[i] = id;
+static void map_init(IdMap *m, size_t n) {
+  size_t size = 16;
+  while (size < 2 * n + 2)
+    size *= 2;
+  m->key = calloc(size, sizeof(uint64_t));
+  m->cap = calloc(size, sizeof(uint16_t));
+  if (!m->key || !m->cap) lz_rpl_fail("--replay: out of memory reading the log");
+  m->mask = size - 1;
 }
 
-static bool stolen_has(uint64_t id) {
-  if (!stolen) return false;
-  size_t i = (size_t)(id * 0x9E3779B97F4A7C15ull) & stolen_mask;
-  while (stolen[i]) {
-    if (stolen[i] == id) return true;
-    i = (i + 1) & stolen_mask;
+static void map_put(IdMap *m, uint64_t id, unsigned cap) {
+  if (!m->key || 2 * (m->n + 1) > m->mask) return; /* full: the ids are placed at load */
+  size_t i = (size_t)(id * 0x9E3779B97F4A7C15ull) & m->mask;
+  while (m->key[i] && m->key[i] != id)
+    i = (i + 1) & m->mask;
+  if (!m->key[i]) m->n++;
+  m->key[i] = id;
+  m->cap[i] = (uint16_t)cap;
+}
+
+static int map_get(const IdMap *m, uint64_t id) { /* the capability, or -1 */
+  if (!m->key) return -1;
+  size_t i = (size_t)(id * 0x9E3779B97F4A7C15ull) & m->mask;
+  while (m->key[i]) {
+    if (m->key[i] == id) return m->cap[i];
+    i = (i + 1) & m->mask;
   }
-  return false;
+  return -1;
 }
 
 static int by_time(const void *a, const void *b) {
@@ -131,7 +151,7 @@ void lz_rpl_load(const char *path) {
   if (h->ncaps < 1 || h->ncaps > 256) lz_rpl_fail("%s: the log's header says -N%u", path, h->ncaps);
   nstreams = h->ncaps;
   streams = calloc(nstreams, sizeof *streams);
-  size_t n_steals = 0, n_creates = 0, input_room = 0;
+  size_t n_sparks = 0, n_steals = 0, n_claims = 0, n_creates = 0, input_room = 0;
   uint32_t max_tid = 1;
   LzReplayEvent e;
   int r;
@@ -150,6 +170,8 @@ void lz_rpl_load(const char *path) {
     if (e.type == LZ_EVT_RPL_SPARK && e.len == LZ_RPL_SPARK_BYTES &&
         e.payload[8] == LZ_SPARK_EV_STEAL)
       n_steals++;
+    if (e.type == LZ_EVT_RPL_CLAIM || e.type == LZ_EVT_RPL_BLOCK) n_claims++;
+    if (e.type == LZ_EVT_RPL_SPARK) n_sparks++;
     if (e.type == LZ_EVT_CREATE_THREAD && e.len >= 4) {
       n_creates++;
       if (get32(e.payload) > max_tid) max_tid = get32(e.payload);
@@ -165,24 +187,33 @@ void lz_rpl_load(const char *path) {
                "far as it goes",
                path);
   qsort(input, n_input, sizeof(Ev), by_time);
-  size_t size = 16;
-  while (size < 2 * n_steals + 2)
-    size *= 2;
-  stolen = calloc(size, sizeof(uint64_t));
-  stolen_mask = size - 1;
+  map_init(&stolen, n_steals);
+  map_init(&taken, n_sparks);
+  map_init(&claims, n_claims);
   for (unsigned c = 0; c < nstreams; c++)
     for (size_t i = 0; i < streams[c].n; i++) {
       const Ev *x = &streams[c].ev[i];
       if (x->type == LZ_EVT_RPL_SPARK && x->len == LZ_RPL_SPARK_BYTES &&
           PAY(x)[8] == LZ_SPARK_EV_STEAL)
-        stolen_add(get64(PAY(x)));
+        map_put(&stolen, get64(PAY(x)), c);
+      if (x->type == LZ_EVT_RPL_SPARK && x->len == LZ_RPL_SPARK_BYTES)
+        map_put(&taken, get64(PAY(x)), c);
+      if (x->type == LZ_EVT_RPL_CLAIM && x->len == LZ_RPL_CLAIM_BYTES)
+        map_put(&claims, get64(PAY(x)), c);
+    }
+  /* a thunk blocked on and not claimed by another capability: by the allocating one */
+  for (unsigned c = 0; c < nstreams; c++)
+    for (size_t i = 0; i < streams[c].n; i++) {
+      const Ev *x = &streams[c].ev[i];
+      if (x->type == LZ_EVT_RPL_BLOCK && x->len == LZ_RPL_CLAIM_BYTES && get64(PAY(x)) &&
+          map_get(&claims, get64(PAY(x))) < 0)
+        map_put(&claims, get64(PAY(x)), LZ_THUNK_ID_CAP(get64(PAY(x))));
     }
   ntids = (size_t)max_tid + n_creates + 16;
   rec2rep = calloc(ntids, sizeof(uint32_t));
   rep2rec = calloc(ntids, sizeof(uint32_t));
   threads = calloc(ntids, sizeof(LzThread *));
-  if (!stolen || !rec2rep || !rep2rec || !threads)
-    lz_rpl_fail("--replay: out of memory reading the log");
+  if (!rec2rep || !rep2rec || !threads) lz_rpl_fail("--replay: out of memory reading the log");
   rec2rep[1] = rep2rec[1] = 1; /* the main thread */
 }
 
@@ -245,6 +276,12 @@ static void describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint3
                                            : "fizzled",
                get16(p + 9));
     return;
+  case LZ_EVT_RPL_CLAIM:
+  case LZ_EVT_RPL_BLOCK:
+    if (len >= LZ_RPL_CLAIM_BYTES)
+      snprintf(out, n, " (thunk %u:%llu)", LZ_THUNK_ID_CAP(get64(p)),
+               (unsigned long long)(get64(p) & ((1ull << 47) - 2)));
+    return;
   default: snprintf(out, n, " (%u payload bytes)", len);
   }
 }
@@ -289,6 +326,10 @@ static void compare(unsigned cap, uint16_t type, const uint8_t *p, uint32_t len)
     diverged(cap, NULL, g);
   }
   const Ev *want = &s->ev[s->cmp];
+  if (type == LZ_EVT_RPL_BLOCK && want->type == type && want->len == len && !get64(PAY(want))) {
+    s->cmp++; /* the recording could not name the thunk (lz_replay_blocking) */
+    return;
+  }
   if (want->type != type || want->len != len || memcmp(PAY(want), p, len) != 0) {
     char g[256];
     describe(g, sizeof g, type, p, len);
@@ -377,6 +418,8 @@ static void baton_wait_turn(unsigned me) {
 }
 
 static size_t next_control(Stream *s);
+static LzSparkPool **debug_pools; /* for LZ_REPLAY_DEBUG's report */
+static uint64_t debug_gate_id;    /* the thunk the last claim gate waited for */
 
 static _Noreturn void stuck(LzCap *cap, const char *what) {
   /* Every capability waits: nobody else runs, so the log may be closed from here; a
@@ -398,6 +441,19 @@ static _Noreturn void stuck(LzCap *cap, const char *what) {
       fprintf(stderr, "  capability %u: %s, next control event #%llu %s\n", c,
               o->in_slice ? "in a slice" : "between slices",
               i < o->n ? (unsigned long long)o->ev[i].index : 0ull, d);
+      if (debug_gate_id)
+        for (size_t k = 0; k < o->n; k++)
+          if ((o->ev[k].type == LZ_EVT_RPL_CLAIM || o->ev[k].type == LZ_EVT_RPL_BLOCK) &&
+              get64(PAY(&o->ev[k])) == debug_gate_id)
+            fprintf(stderr, "    event #%llu names thunk %llx (the last gate's)\n",
+                    (unsigned long long)o->ev[k].index, (unsigned long long)debug_gate_id);
+      if (debug_pools) {
+        LzSparkPool *p = debug_pools[c];
+        int64_t t = atomic_load(&p->top), b = atomic_load(&p->bottom);
+        LzSparkId id = t < b ? atomic_load(&p->slots[t & p->mask].id) : 0;
+        fprintf(stderr, "    spark pool: %lld sparks, the oldest %llu:%llu\n", (long long)(b - t),
+                (unsigned long long)LZ_SPARK_ID_CAP(id), (unsigned long long)LZ_SPARK_ID_SEQ(id));
+      }
     }
   char w[256] = "nothing";
   if (s->ctl < s->n)
@@ -471,11 +527,30 @@ LZ_FN(lz_replay_reserved_entry) {
 
 void lz_replay_spark_pushed(LzCap *cap, LzWord closure, LzSparkId id) {
   (void)cap;
-  if (!stolen_has(id) || LZ_TAG(closure)) return;
+  if (map_get(&stolen, id) < 0 || LZ_TAG(closure)) return;
   LzWord *x = LZ_UNTAG(closure);
   if (x[0] == (LzWord)&reserved_info || ((const LzInfo *)x[0])->type != LZ_THUNK) return;
+  if (lz_replay_thunk_id(x)) return; /* the claim gate keeps it for the thief (Note [Thunk ids]) */
   x[1] = x[0];
   x[0] = (LzWord)&reserved_info;
+}
+
+static bool pool_has_room(void *arg) {
+  LzSparkPool *p = arg;
+  return atomic_load(&p->bottom) - atomic_load(&p->top) <= p->mask;
+}
+
+bool lz_replay_spark_new(LzCap *cap, LzSparkPool *pool, LzWord closure) {
+  LzSparkId id = LZ_SPARK_ID_MAKE(pool->cap_no, pool->seq + 1);
+  if (map_get(&taken, id) < 0) {
+    pool->seq++;
+    return false;
+  }
+  /* full: in the recording the thieves had taken some by now */
+  wait_until(cap, pool_has_room, pool, "room in its spark pool");
+  if (lz_spark_new(pool, closure, &id) != LZ_SPARK_CREATED) return false;
+  lz_replay_spark_pushed(cap, closure, id);
+  return true;
 }
 
 static void unreserve(LzWord closure) {
@@ -580,6 +655,7 @@ static void bad(Stream *s, size_t i, unsigned cap, const char *got) {
 
 LzThread *lz_replay_find_work(LzCap *cap, const LzReplaySchedOps *ops) {
   if (!have_baton) baton_wait_turn(cap->cap_no);
+  debug_pools = ops->pools;
   Stream *s = &streams[cap->cap_no];
   for (;;) {
     size_t i = next_control(s);
@@ -674,14 +750,18 @@ void lz_rpl_exiting(void) {
 }
 
 typedef struct BlockWant {
+  uint32_t rec; /* the recorded thread id */
   LzThread *t;
-  LzCap *cap;
   bool given_up;
 } BlockWant;
 
 static bool has_blocked(void *arg) {
   BlockWant *w = arg;
-  if (w->t->blocked_on != 0) return true;
+  if (!w->t) { /* not made yet (a spark thread of another capability) */
+    uint32_t rep = map_tid(w->rec);
+    w->t = rep && rep < ntids ? threads[rep] : NULL;
+  }
+  if (w->t && w->t->blocked_on != 0) return true;
   /* everyone else waits: the thread cannot block before this update; go on */
   if (fails >= lz_ncaps) return w->given_up = true;
   return false;
@@ -697,13 +777,13 @@ void lz_replay_before_update(LzCap *cap, LzWord *thunk) {
       break;
     }
   while (s->in_slice && s->wake_at < s->slice_at) {
-    uint32_t rep = map_tid(get32(PAY(&s->ev[s->wake_at])));
-    LzThread *t = rep < ntids ? threads[rep] : NULL;
-    if (!t) return;
-    if (t->blocked_on == 0) {
-      BlockWant w = {t, cap, false};
+    uint32_t rec = get32(PAY(&s->ev[s->wake_at])), rep = map_tid(rec);
+    LzThread *t = rep && rep < ntids ? threads[rep] : NULL;
+    if (!t || t->blocked_on == 0) {
+      BlockWant w = {rec, t, false};
       wait_until(cap, has_blocked, &w, "a thread to block");
       if (w.given_up) return;
+      t = w.t;
     }
     if (t->blocked_on != (LzWord)thunk)
       return; /* it waits for another thunk: its wake-up comes later */
@@ -724,6 +804,8 @@ bool lz_replay_yield_wanted(LzCap *cap) {
              (unsigned long long)cap->alloc_bytes);
     diverged(cap->cap_no, &s->ev[s->slice_at], g);
   }
+  /* The flag stays set: every heap check asks again, and between two of them the code goes
+   * on (lz_yield_check, codegen's heap check), so the count keeps moving. */
   cap->yield = 1;
   return false;
 }
@@ -733,12 +815,53 @@ static bool not_blackhole(void *x) {
   return info != (LzWord)&lz_blackhole_info && info != (LzWord)&lz_blackhole_waited_info;
 }
 
+/* The id of the thunk the running slice blocks on in the recording (RPL_BLOCK), or 0. */
+static uint64_t recorded_block_id(Stream *s) {
+  for (size_t i = s->ctl; i < s->slice_at && i < s->n; i++)
+    if (s->ev[i].type == LZ_EVT_RPL_BLOCK && s->ev[i].len == LZ_RPL_CLAIM_BYTES)
+      return get64(PAY(&s->ev[i]));
+  return 0;
+}
+
 bool lz_replay_may_block(LzCap *cap, LzWord *thunk) {
   Stream *s = &streams[cap->cap_no];
-  if (s->in_slice && s->slice_why == LZ_STOP_BLOCKED && cap->alloc_bytes == s->slice_alloc)
-    return true;
+  if (s->in_slice && s->slice_why == LZ_STOP_BLOCKED && cap->alloc_bytes == s->slice_alloc) {
+    /* Note [Thunk ids]: not on another blackhole than the recorded one (that one was
+     * updated in the recording by the time this thread came to it) */
+    uint64_t want = recorded_block_id(s), id = lz_replay_thunk_id(thunk);
+    if (!want || !id || want == id) return true;
+  }
   wait_until(cap, not_blackhole, thunk, "a thunk another thread evaluates");
   return false;
+}
+
+/* Note [Thunk ids]: a thunk the recording says another capability claimed (RPL_CLAIM,
+ * RPL_BLOCK, a stolen spark), or another capability's thunk or a CAF whose claim here is
+ * not recorded, is left to the others: entering it waits until it is claimed (a
+ * blackhole), then evaluates it again, which blocks or waits for the update as the
+ * recording did. */
+typedef struct ClaimWant {
+  LzWord *x;
+  LzWord info;
+} ClaimWant;
+
+static bool claimed_meanwhile(void *arg) {
+  ClaimWant *w = arg;
+  return __atomic_load_n(&w->x[0], __ATOMIC_ACQUIRE) != w->info;
+}
+
+int lz_replay_claim_gate(LzCap *cap, LzWord thunk) {
+  LzWord *x = LZ_UNTAG(thunk);
+  LzWord id = lz_replay_thunk_id(x);
+  if (!id) return 1;
+  int who = map_get(&claims, id);
+  /* every claim of another capability's thunk or a CAF is recorded: one this capability
+   * did not record was claimed by another (or found evaluated) */
+  if (who < 0 ? LZ_THUNK_ID_CAP(id) == cap->cap_no : (unsigned)who == cap->cap_no) return 1;
+  ClaimWant w = {x, x[0]};
+  debug_gate_id = id;
+  wait_until(cap, claimed_meanwhile, &w, "a thunk another capability claims");
+  return 0;
 }
 
 #endif

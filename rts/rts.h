@@ -187,10 +187,13 @@ void lz_eval(LzCap *cap, LzWord *sp, LzWord r1, LzWord r2, LzWord r3, LzWord r4)
 void lz_con_entry(LzCap *cap, LzWord *sp, LzWord r1, LzWord r2, LzWord r3, LzWord r4);
 /* lz_con_entry: usable as the entry of every constructor info table (and is the entry of
  * the Integer info tables): returns r1, tagged, to sp[0]. */
+uint32_t lz_yield_check(LzCap *cap);
 void lz_yield_enter(LzCap *cap, LzWord *sp, LzWord r1, LzWord r2, LzWord r3, LzWord r4);
 void lz_yield_return(LzCap *cap, LzWord *sp, LzWord r1, LzWord r2, LzWord r3, LzWord r4);
 /* Heap check (at the entry of allocating closures and continuations, before
- * blackholing): if (cap->yield) tail-call lz_yield_enter (from a closure entry, with all
+ * blackholing): if (cap->yield && lz_yield_check(cap)) tail-call lz_yield_enter (a plain C
+ * call that clears the flag, unless the runtime keeps it, and says whether the thread must
+ * stop; otherwise the code goes on) — lz_yield_enter from a closure entry, with all
  * registers and stack as on entry: resumes by re-entering r1) or lz_yield_return (from
  * a continuation: resumes by calling sp[0]'s entry with r1). Vanilla: clears the flag
  * and resumes at once. */

@@ -318,13 +318,11 @@ static void *timer_main(void *arg) {
 LzWord lz_prim_spark(LzCap *cap, LzWord box) {
   LzWord x = LZ_UNTAG(box)[1];
 #if LZ_REPLAY
-  LzSparkId id = 0;
-  if (lz_spark_new(pools[cap->cap_no], x, &id) == LZ_SPARK_CREATED) {
-    if (lz_replaying)
-      lz_replay_spark_pushed(cap, x, id);
-    notify(NULL);
+  if (lz_replaying) { /* only sparks the recording takes: Note [Replay] */
+    if (lz_replay_spark_new(cap, pools[cap->cap_no], x))
+      notify(NULL);
+    return 0;
   }
-  return 0;
 #endif
   if (lz_spark_new(pools[cap->cap_no], x, NULL) == LZ_SPARK_CREATED)
     notify(NULL);

@@ -6,8 +6,11 @@
 # an event log ghc-events accepts; recording a failing program keeps its output; bad
 # input (missing file, another binary's log, truncated and corrupted logs, --replay on a
 # binary built without -replay) fails with exit status 3 (1 for the flag) and a message.
-# -N1 must replay exactly; at higher -N a replay may stop with a detected divergence (exit
-# 3, Note [Replay] says which), counted and printed, but two replays of one log must agree.
+# -N1 and -N2 must replay exactly (with thunk ids, Note [Thunk ids]) — at -N2 save for the
+# known pre-emption limit (a recorded pre-emption at a heap check re-entered without
+# allocation: Note [Replay]), detected and printed; at higher -N a replay may stop with a
+# detected divergence (exit 3, Note [Replay] says which), counted and printed, but it
+# never hangs or crashes, and two replays of one log must agree.
 # Environment: REPLAY_N (default "1 2"), REPLAY_RUNS (recordings per -N, default 2).
 set -u
 LZC=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -22,6 +25,9 @@ fails=0
 ok=0
 total=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# a hung replay is a failure (exit 124), not a hung CI
+LIMIT=
+if command -v timeout > /dev/null 2>&1; then LIMIT="timeout 120"; fi
 
 for p in par_nfib par_tree_sum spark_duds; do
   "$LZC" -O1 -replay "$PAR/$p.lz" -o "$p" || { fail "$p: lzc -replay"; continue; }
@@ -32,7 +38,7 @@ for p in par_nfib par_tree_sum spark_duds; do
       ./"$p" +RTS -N"$n" --record="$p.lzr" -RTS > rec.out 2> rec.err < /dev/null
       rs=$?
       for rep in 1 2; do
-        ./"$p" +RTS --replay="$p.lzr" -RTS > rep$rep.out 2> rep$rep.err
+        $LIMIT ./"$p" +RTS --replay="$p.lzr" -RTS > rep$rep.out 2> rep$rep.err
         eval ps$rep=$?
       done
       # replay is deterministic: both replays end the same way, whatever it is
@@ -41,7 +47,7 @@ for p in par_nfib par_tree_sum spark_duds; do
       fi
       if [ $ps1 = $rs ] && cmp -s rec.out rep1.out; then
         ok=$((ok + 1))
-      elif [ "$n" = 1 ]; then
+      elif [ "$n" = 1 ] || { [ "$n" = 2 ] && ! grep -q "recorded pre-emption point" rep1.err; }; then
         fail "$p -N$n run $k: exit $ps1 (recorded $rs): $(head -c 300 rep1.err)"
       else # Note [Replay]: known divergences at -N > 1 are detected, exit 3
         [ $ps1 = 3 ] || fail "$p -N$n run $k: exit $ps1, not 3: $(head -c 300 rep1.err)"
