@@ -467,7 +467,7 @@ static _Noreturn void stuck(LzCap *cap, const char *what) {
 static void wait_until(LzCap *cap, bool (*ok)(void *), void *arg, const char *what) {
   if (!have_baton) baton_wait_turn(cap->cap_no);
   while (!ok(arg)) {
-    if (++fails > lz_ncaps + 1 || ++passes > 1000000) /* nobody can go on, or a livelock */
+    if (++fails > lz_ncaps + 1 || ++passes > 100000) /* nobody can go on, or a livelock */
       stuck(cap, what);
     pthread_mutex_lock(&baton_lock);
     holder = (cap->cap_no + 1) % lz_ncaps;
