@@ -140,6 +140,12 @@ bool lz_eventlog_is_open(void);
 /* Capability `cap`'s buffer, or NULL when logging is off or cap >= ncaps. The
  * scheduler keeps it in its capability (LzCapPriv.ev) and passes it to lz_ev_*. */
 LzEvBuf *lz_ev_cap_buf(unsigned cap);
+/* The same only when the class `cls` (LZ_EVC_*) is logged: for the events that are not
+ * scheduler events (GC, spark counters, user messages), which the scheduler's LzCapPriv.ev
+ * does not cover. */
+static inline LzEvBuf *lz_ev_class_buf(uint32_t cls, unsigned cap) {
+  return lz_ev_on(cls) ? lz_ev_cap_buf(cap) : NULL;
+}
 /* The global buffer, locked; NULL (and nothing locked) when logging is off. */
 LzEvBuf *lz_ev_global_begin(void);
 void lz_ev_global_end(LzEvBuf *g);

@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "eventlog.h"
 #include "rts_priv.h"
 #if LZ_REPLAY
 #include "replay.h"
@@ -160,31 +161,25 @@ uint32_t lz_yield_check(LzCap *cap) {
 }
 
 LZ_FN(lz_yield_enter) {
-  SET_YIELD(cap, 0);
 #if LZ_THREADED
-  {
-    LzThread *t = cap->tso;
-    t->next = LZ_INFO(r1)->entry;
-    t->sp = sp, t->r1 = r1, t->r2 = r2, t->r3 = r3, t->r4 = r4;
-    lz_sched_stopping(cap, t, LZ_STOP_YIELD, 3 /* ThreadYielding */);
-    return;
-  }
+  LzThread *t = cap->tso;
+  t->next = SHARED_INFO(r1)->entry; /* a thunk may be updated by another thread meanwhile */
+  t->sp = sp, t->r1 = r1, t->r2 = r2, t->r3 = r3, t->r4 = r4;
+  lz_sched_stopping(cap, t, LZ_STOP_YIELD, LZ_EV_STOP_YIELDING);
+#else
+  LZ_ENTER(); /* not reached: vanilla's lz_yield_check never asks for a stop */
 #endif
-  LZ_ENTER();
 }
 
 LZ_FN(lz_yield_return) {
-  SET_YIELD(cap, 0);
 #if LZ_THREADED
-  {
-    LzThread *t = cap->tso;
-    t->next = ((const LzInfo *)sp[0])->entry;
-    t->sp = sp, t->r1 = r1;
-    lz_sched_stopping(cap, t, LZ_STOP_YIELD, 3 /* ThreadYielding */);
-    return;
-  }
+  LzThread *t = cap->tso;
+  t->next = ((const LzInfo *)sp[0])->entry;
+  t->sp = sp, t->r1 = r1;
+  lz_sched_stopping(cap, t, LZ_STOP_YIELD, LZ_EV_STOP_YIELDING);
+#else
+  LZ_RETURN(); /* not reached, as above */
 #endif
-  LZ_RETURN();
 }
 
 /* ---- generic application ------------------------------------------------------------ */

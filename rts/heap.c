@@ -54,8 +54,8 @@ static void on_gc_event(GC_EventType ev) {
     if (t && sp > t->stack && sp <= t->stack + t->stack_words)
       memset(t->stack, 0, (size_t)(sp - t->stack) * sizeof(LzWord));
   }
-  if (cap && cap->rest && cap->rest->ev_any && lz_ev_on(LZ_EVC_GC)) {
-    LzEvBuf *eb = cap->rest->ev_any;
+  LzEvBuf *eb = cap ? lz_ev_class_buf(LZ_EVC_GC, cap->cap_no) : NULL;
+  if (eb) {
     if (ev == GC_EVENT_START)
       lz_ev_gc_start(eb);
     else if (ev == GC_EVENT_END) {

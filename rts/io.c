@@ -354,20 +354,24 @@ LzWord lz_prim_traceString(LzCap *cap, LzWord str) {
 }
 
 /* Debug.Trace.traceEvent/traceMarker: user events in this capability's event log. */
+static void post_user_event(LzCap *cap, LzWord str, bool marker) {
+  LzEvBuf *eb = lz_ev_class_buf(LZ_EVC_USER, cap->cap_no);
+  if (!eb)
+    return;
+  size_t len;
+  char *s = lz_string_utf8(str, -1, false, &len);
+  if (marker)
+    lz_ev_user_marker(eb, s, len);
+  else
+    lz_ev_user_msg(eb, s, len);
+}
+
 LzWord lz_prim_traceEvent(LzCap *cap, LzWord str) {
-  if (cap->rest && cap->rest->ev_any && lz_ev_on(LZ_EVC_USER)) {
-    size_t len;
-    char *s = lz_string_utf8(str, -1, false, &len);
-    lz_ev_user_msg(cap->rest->ev_any, s, len);
-  }
+  post_user_event(cap, str, false);
   return 0;
 }
 
 LzWord lz_prim_traceMarker(LzCap *cap, LzWord str) {
-  if (cap->rest && cap->rest->ev_any && lz_ev_on(LZ_EVC_USER)) {
-    size_t len;
-    char *s = lz_string_utf8(str, -1, false, &len);
-    lz_ev_user_marker(cap->rest->ev_any, s, len);
-  }
+  post_user_event(cap, str, true);
   return 0;
 }

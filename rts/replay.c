@@ -133,7 +133,7 @@ static void record_start(int argc, char **argv) {
   if (lz_eventlog_open(NULL, lz_ncaps, argc, argv, &o) != 0)
     lz_die(1, "--record: cannot start the event log: %s", strerror(errno));
   for (unsigned i = 0; i < lz_ncaps; i++) {
-    lz_caps[i]->rest->ev = lz_caps[i]->rest->ev_any = lz_ev_cap_buf(i);
+    lz_caps[i]->rest->ev = lz_ev_cap_buf(i);
     lz_caps[i]->rest->ev_sparks = NULL;
   }
   lz_spark_hook = lz_replay_spark_hook;

@@ -386,7 +386,7 @@ bool lz_rpl_open_compare_log(int argc, char **argv) {
   if (lz_eventlog_open(NULL, lz_ncaps, argc, argv, &o) != 0)
     lz_rpl_fail("--replay: cannot start the event log");
   for (unsigned i = 0; i < lz_ncaps; i++) {
-    lz_caps[i]->rest->ev = lz_caps[i]->rest->ev_any = lz_ev_cap_buf(i);
+    lz_caps[i]->rest->ev = lz_ev_cap_buf(i);
     lz_caps[i]->rest->ev_sparks = NULL;
   }
   return true;
@@ -427,7 +427,7 @@ static _Noreturn void stuck(LzCap *cap, const char *what) {
   stuck_closing = 1;
   lz_io_flush_all();
   for (unsigned i = 0; i < lz_ncaps; i++)
-    lz_caps[i]->rest->ev = lz_caps[i]->rest->ev_any = NULL;
+    lz_caps[i]->rest->ev = NULL;
   lz_eventlog_close();
   Stream *s = &streams[cap->cap_no];
   if (s->ctl >= s->n && !lz_replay_complete(reader))

@@ -191,12 +191,13 @@ uint32_t lz_yield_check(LzCap *cap);
 void lz_yield_enter(LzCap *cap, LzWord *sp, LzWord r1, LzWord r2, LzWord r3, LzWord r4);
 void lz_yield_return(LzCap *cap, LzWord *sp, LzWord r1, LzWord r2, LzWord r3, LzWord r4);
 /* Heap check (at the entry of allocating closures and continuations, before
- * blackholing): if (cap->yield && lz_yield_check(cap)) tail-call lz_yield_enter (a plain C
- * call that clears the flag, unless the runtime keeps it, and says whether the thread must
- * stop; otherwise the code goes on) — lz_yield_enter from a closure entry, with all
- * registers and stack as on entry: resumes by re-entering r1) or lz_yield_return (from
- * a continuation: resumes by calling sp[0]'s entry with r1). Vanilla: clears the flag
- * and resumes at once. */
+ * blackholing): if (cap->yield && lz_yield_check(cap)) tail-call lz_yield_enter or
+ * lz_yield_return; otherwise go on past the check. lz_yield_check is a plain C call that
+ * clears the flag (unless the runtime keeps it set, as the replay does) and says whether
+ * the thread must stop. lz_yield_enter (from a closure entry, all registers and stack as
+ * on entry) stops the thread to resume by re-entering r1; lz_yield_return (from a
+ * continuation) to resume by calling sp[0]'s entry with r1. Vanilla: lz_yield_check
+ * always says no. */
 
 /* ---- starting and stopping ------------------------------------------------------------
  * The code generator exports the program's `main` as the static closure

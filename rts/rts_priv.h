@@ -48,8 +48,6 @@ struct LzCapPriv {
    * logged (+RTS -lf), so each call site tests one pointer. */
   struct LzEvBuf *ev;
   struct LzEvBuf *ev_sparks;
-  struct LzEvBuf *ev_any;  /* the buffer whenever a log is open, for the classes tested at
-                              each call site (GC, spark counters, user events) */
   struct LzSched *sched; /* threaded way: the scheduler's part (sched.c), else NULL     */
 };
 

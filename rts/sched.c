@@ -470,8 +470,7 @@ void lz_sched_final_sparks(LzSparkCounters *sum) {
     const LzSparkCounters *k = &pools[i]->counters;
     c.created = k->created, c.dud = k->dud, c.overflowed = k->overflowed;
     c.converted = k->converted, c.gcd = k->gcd, c.fizzled = k->fizzled;
-    if (lz_ev_on(LZ_EVC_SPARKS))
-      lz_ev_spark_counters(lz_caps[i]->rest->ev_any, &c);
+    lz_ev_spark_counters(lz_ev_class_buf(LZ_EVC_SPARKS, i), &c);
   }
   lz_spark_counters_sum(pools, lz_ncaps, sum);
 }

@@ -76,7 +76,6 @@ static void eventlog_start(int argc, char **argv) {
     lz_die(1, "initEventLogFileWriter: can't open %s: %s", path, strerror(errno));
   for (unsigned i = 0; i < lz_ncaps; i++) {
     lz_caps[i]->rest->ev = lz_ev_on(LZ_EVC_SCHED) ? lz_ev_cap_buf(i) : NULL;
-    lz_caps[i]->rest->ev_any = lz_ev_cap_buf(i);
     lz_caps[i]->rest->ev_sparks = lz_ev_on(LZ_EVC_SPARKS_FULL) ? lz_ev_cap_buf(i) : NULL;
   }
 }
@@ -86,7 +85,7 @@ static void eventlog_end(void) {
   if (!lz_eventlog_is_open())
     return;
   for (unsigned i = 0; lz_main_cap && i < lz_ncaps; i++)
-    lz_caps[i]->rest->ev = lz_caps[i]->rest->ev_sparks = lz_caps[i]->rest->ev_any = NULL;
+    lz_caps[i]->rest->ev = lz_caps[i]->rest->ev_sparks = NULL;
   if (lz_eventlog_close() != 0)
     lz_message("error writing the event log");
 }
