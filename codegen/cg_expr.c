@@ -35,6 +35,7 @@ LLVMValueRef cg_closure_code(Cg *cg, StgRhs *rhs) {
   else
     vi->info = cg_info_table(cg, lz_fmt("%s_info", label), vi->code, LZ_THUNK, 0, 0,
                              top ? 1 : 1 + rhs->nfvs + cg_prof_thunk_extra(cg), label);
+  cg_srcloc_set(cg, vi->info, rhs->span);
   CgJob j = {JOB_CLOSURE, rhs, NULL, top ? cg_var_label(rhs->var) : cg->top, 0};
   LZ_PUSH(cg->jobs, j);
   return vi->code;

@@ -110,6 +110,8 @@ typedef struct Cg {
   CgMap nullary;   /* CoreDataCon* -> static closure of a nullary constructor */
   CgMap strings;   /* Sym of the bytes -> global */
   CgMap prof_ccs;  /* -prof: Sym "module\1label" -> cost-centre global (cg_prof.c) */
+  CgMap srcloc_index;   /* -replay: Sym "file:line:col" -> its 1-based index (cg_srcloc.c) */
+  LZ_VEC(Sym) srclocs;  /* the table, entry i - 1 for index i */
   LZ_VEC(CgJob) jobs;
   LZ_VEC(CgUndo) undo; /* bindings to restore when leaving a scope */
   int stamp;       /* number of the LLVM function being filled */
@@ -215,6 +217,11 @@ LLVMValueRef cg_prof_current(CgFn *f);            /* the current stack (a word) 
  * MAIN > CAF of `module` instead. */
 void cg_prof_enter_thunk(CgFn *f, LLVMValueRef thunk, int64_t word_off);
 void cg_prof_enter_caf(CgFn *f, Sym module);
+
+/* ---- cg_srcloc.c: the source-location table (opts.replay only; Note [Stepper]) ------------ */
+
+void cg_srcloc_set(Cg *cg, LLVMValueRef info, LzSpan span); /* info->srcloc := span's index */
+void cg_srcloc_emit(Cg *cg); /* after every info table: lz_srcloc_table, lz_srcloc_count */
 
 /* ---- cg_prim.c: primitive operations ------------------------------------------------------- */
 

@@ -199,6 +199,7 @@ CgModule *cg_generate(const StgProgram *p, const CgOptions *o) {
   }
   if (cg->nerrors == 0) run_jobs(cg);
   if (cg->nerrors == 0) cg_ap_thunk_bodies(cg);
+  if (cg->nerrors == 0) cg_srcloc_emit(cg);
   if (cg->b) LLVMDisposeBuilder(cg->b);
   cg->b = NULL;
   CgModule *m = LZ_NEW(CgModule);

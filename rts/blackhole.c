@@ -72,6 +72,7 @@ LZ_FN(lz_blackhole_entry) {
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
       break;
   }
+  t->sp = sp; /* before the block event: the stepper shows this stack at it */
 #if LZ_REPLAY
   lz_replay_blocking(cap, thunk); /* the thunk's id: Note [Thunk ids] */
 #endif

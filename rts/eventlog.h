@@ -210,7 +210,14 @@ void lz_ev__refill(LzEvBuf *eb, size_t need);
  * earlier than its block's start) and returns where the payload goes. For Lz's own
  * fixed-size types on hot paths (no check of the size against the declaration; use
  * lz_event_custom where speed does not matter). */
+#if LZ_REPLAY
+extern bool lz_step_on;                             /* replay_step.h */
+void lz_step_event(LzEvBuf *eb, uint16_t type);
+#endif
 static inline uint8_t *lz_ev_begin(LzEvBuf *eb, uint16_t type, size_t payload) {
+#if LZ_REPLAY
+  if (__builtin_expect(lz_step_on, 0)) lz_step_event(eb, type); /* stepping a replay */
+#endif
   size_t n = LZ_EV_HEADER_BYTES + payload;
   if (__builtin_expect((size_t)(eb->lim - eb->pos) < n, 0))
     lz_ev__refill(eb, n);

@@ -19,6 +19,7 @@
 #include "rts_priv.h"
 #if LZ_REPLAY
 #include "replay.h"
+#include "replay_step.h"
 #endif
 #if LZ_PROF
 #include "prof.h"
@@ -90,7 +91,7 @@ static const char *other_way(const char *a) {
   if (!strncmp(a, "--record", 8) || !strncmp(a, "--replay", 8))
     return "-replay";
 #endif
-  if (!strcmp(a, "--step"))
+  if (!strncmp(a, "--step", 6))
     return "-replay";
   return NULL;
 }
@@ -100,6 +101,8 @@ static int rts_option(const char *a, LzFlags *f, char *err, size_t errlen) {
 #if LZ_REPLAY
   if (!strncmp(a, "--record", 8) || !strncmp(a, "--replay", 8))
     return lz_replay_flag(a, err, errlen);
+  if (!strncmp(a, "--step", 6))
+    return lz_step_flag(a, err, errlen);
 #endif
   const char *way = other_way(a);
   if (way)

@@ -22,6 +22,7 @@
 #include "eventlog.h"
 #include "replay.h"
 #include "replaylog.h"
+#include "replay_step.h"
 
 extern char **environ;
 
@@ -62,6 +63,8 @@ static const char *path_or_default(char *buf, size_t n) {
 }
 
 void lz_replay_prepare(void) {
+  if (lz_step_wanted() && lz_replay_mode != LZ_RPL_REPLAY)
+    lz_die(1, "--step and --step-script step through a replay: give --replay[=file] too");
   if (lz_replay_mode != LZ_RPL_REPLAY) return;
   char name[4096];
   lz_rpl_load(path_or_default(name, sizeof name));
@@ -85,6 +88,7 @@ void lz_replay_prepare(void) {
   lz_flags = f;
   lz_prog_argc = argc;
   lz_prog_argv = args;
+  lz_step_start(); /* --step: this process becomes the stepper's controller (replay_step.h) */
 }
 
 /* ---- recording -------------------------------------------------------------------------- */

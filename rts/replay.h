@@ -134,4 +134,22 @@ void lz_rpl_exiting(void);
 long lz_rpl_stdin(void *buf, size_t n);
 _Noreturn void lz_rpl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* replay_sched.c, for the stepper (replay_step*.c): the recording, by capability. */
+typedef struct LzRplEvent {
+  uint16_t type;
+  uint32_t len;
+  const uint8_t *payload; /* big-endian, as in the file */
+  uint64_t time;          /* the original run's clock, ns */
+  uint64_t index;         /* the event's number in the file */
+} LzRplEvent;
+unsigned lz_rpl_ncaps(void);
+size_t lz_rpl_cap_events(unsigned cap);
+bool lz_rpl_event(unsigned cap, size_t i, LzRplEvent *out);
+bool lz_rpl_ignored(uint16_t type); /* not compared (GC, heap, spark counters) */
+const char *lz_rpl_type_desc(uint16_t type);
+LzThread *lz_rpl_thread(uint32_t rec_tid); /* this run's thread of a recorded id, once it ran */
+uint32_t lz_rpl_rec_tid(uint32_t rep_tid); /* the recorded id of this run's thread (0: none) */
+LzSparkPool **lz_rpl_pools(void);          /* the spark pools (NULL before any looked for work) */
+
+
 #endif

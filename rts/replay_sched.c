@@ -29,6 +29,7 @@
 #include "eventlog.h"
 #include "replay.h"
 #include "replaylog.h"
+#include "replay_step.h"
 
 /* ---- the recording, in memory ------------------------------------------------------------- */
 
@@ -526,7 +527,7 @@ LZ_FN(lz_replay_reserved_entry) {
 }
 
 void lz_replay_spark_pushed(LzCap *cap, LzWord closure, LzSparkId id) {
-  (void)cap;
+  if (lz_step_on) lz_step_spark_pushed(cap, closure, id); /* its source, for the stepper */
   if (map_get(&stolen, id) < 0 || LZ_TAG(closure)) return;
   LzWord *x = LZ_UNTAG(closure);
   if (x[0] == (LzWord)&reserved_info || ((const LzInfo *)x[0])->type != LZ_THUNK) return;
@@ -857,11 +858,34 @@ int lz_replay_claim_gate(LzCap *cap, LzWord thunk) {
   int who = map_get(&claims, id);
   /* every claim of another capability's thunk or a CAF is recorded: one this capability
    * did not record was claimed by another (or found evaluated) */
-  if (who < 0 ? LZ_THUNK_ID_CAP(id) == cap->cap_no : (unsigned)who == cap->cap_no) return 1;
+  if (who < 0 ? LZ_THUNK_ID_CAP(id) == cap->cap_no : (unsigned)who == cap->cap_no) {
+    if (lz_step_on) lz_step_claiming(cap, x, id); /* its source and owner, for the stepper */
+    return 1;
+  }
   ClaimWant w = {x, x[0]};
   debug_gate_id = id;
   wait_until(cap, claimed_meanwhile, &w, "a thunk another capability claims");
   return 0;
 }
 
+#endif
+
+/* ---- for the stepper (replay_step*.c; Note [Stepper] in docs/notes/stepper.md) ---------- */
+#if LZ_REPLAY
+unsigned lz_rpl_ncaps(void) { return nstreams; }
+size_t lz_rpl_cap_events(unsigned cap) { return cap < nstreams ? streams[cap].n : 0; }
+bool lz_rpl_event(unsigned cap, size_t i, LzRplEvent *out) {
+  if (cap >= nstreams || i >= streams[cap].n) return false;
+  const Ev *e = &streams[cap].ev[i];
+  *out = (LzRplEvent){e->type, e->len, PAY(e), e->time, e->index};
+  return true;
+}
+bool lz_rpl_ignored(uint16_t type) { return ignored(type); }
+const char *lz_rpl_type_desc(uint16_t type) { return lz_replay_type_desc(reader, type); }
+LzThread *lz_rpl_thread(uint32_t rec_tid) {
+  uint32_t rep = map_tid(rec_tid);
+  return rep && rep < ntids ? threads[rep] : NULL;
+}
+uint32_t lz_rpl_rec_tid(uint32_t rep_tid) { return rep_tid < ntids ? rep2rec[rep_tid] : 0; }
+LzSparkPool **lz_rpl_pools(void) { return debug_pools; }
 #endif

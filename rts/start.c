@@ -17,6 +17,7 @@
 #include "sparkpool.h"
 #if LZ_REPLAY
 #include "replay.h"
+#include "replay_step.h"
 #endif
 #if LZ_PROF
 #include "prof.h"
@@ -126,6 +127,9 @@ _Noreturn void lz_exit(int status) {
     if (f != stderr)
       fclose(f);
   }
+#if LZ_REPLAY
+  lz_step_exit(status); /* stepping: the controller may still ask about the final state */
+#endif
   exit(status);
 }
 
