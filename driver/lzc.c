@@ -178,8 +178,6 @@ static int parse_args(int argc, char **argv, Options *o) {
     }
   }
   if (!o->input) return bad_usage("no input files", NULL);
-  if (o->prof && o->replay)
-    return bad_usage("-prof with -replay is not supported yet (issue 7: profiling a replay)", NULL);
   if (!o->prof) o->fe.prof_auto = o->fe.prof_auto_top = false; /* as GHC: no cost centres without -prof */
   return -1;
 }
@@ -231,7 +229,7 @@ static int generate_code(Options *o, CoreProgram *core) {
   }
   phase_time("stg");
   /* -prof: the profiling runtime (liblzrts_p.a, or liblzrts_thr_p.a with -threaded or
-   * -eventlog); Note [Profiling] in docs/notes/profiling.md */
+   * -eventlog, liblzrts_rpl_p.a with -replay); Note [Profiling] in docs/notes/profiling.md */
   bool threaded = o->threaded || o->replay || (o->prof && o->eventlog);
   CgOptions co = {.opt_level = o->opt_level, .module_name = o->input, .threaded = threaded,
                   .replay = o->replay, .prof = o->prof};
@@ -262,7 +260,7 @@ static int generate_code(Options *o, CoreProgram *core) {
     return 0;
   }
   const char *output = o->output ? o->output : default_output(o->input);
-  const char *archive = o->replay     ? "liblzrts_rpl.a"
+  const char *archive = o->replay     ? (o->prof ? "liblzrts_rpl_p.a" : "liblzrts_rpl.a")
                         : o->prof     ? (threaded ? "liblzrts_thr_p.a" : "liblzrts_p.a")
                         : threaded    ? "liblzrts_thr.a"
                         : o->eventlog ? "liblzrts_l.a"

@@ -15,6 +15,8 @@ static void usage(FILE *f) {
              "checkpoints\n"
              "  export LOG --chrome OUT.json | --speedscope OUT.json   for Perfetto / speedscope\n"
              "  eventlog LOG.lzr -o OUT.eventlog   decompress a replay log to GHC's format\n"
+             "  step PROG LOG.lzr [--script FILE]  step through a replay of LOG (`help` at the "
+             "prompt)\n"
              "LOG is an event log in GHC's format (+RTS -l, or -lf for one event per spark),\n"
              "or a replay log (.lzr, +RTS --record).\n");
 }
@@ -30,6 +32,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "marks")) return lzp_cmd_marks(argc - 2, argv + 2);
   if (!strcmp(argv[1], "export")) return lzp_cmd_export(argc - 2, argv + 2);
   if (!strcmp(argv[1], "eventlog")) return lzp_cmd_eventlog(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "step")) return lzp_cmd_step(argc - 2, argv + 2);
   fprintf(stderr, "lzprof: unknown command '%s'\n", argv[1]);
   usage(stderr);
   return 2;

@@ -84,7 +84,7 @@ static const char *other_way(const char *a) {
 #endif
 #if !LZ_PROF
   if (a[1] == 'p' || a[1] == 'P' || (a[1] == 'h' && a[2] != 0) || !strcmp(a, "-h") ||
-      !strcmp(a, "-xc"))
+      !strcmp(a, "-xc") || a[1] == 'i')
     return "-prof";
 #endif
 #if !LZ_REPLAY
@@ -112,7 +112,7 @@ static int rts_option(const char *a, LzFlags *f, char *err, size_t errlen) {
   if (a[0] != '-')
     return fail(err, errlen, "unexpected RTS argument: %s", a);
 #if LZ_PROF
-  if (a[1] == 'p' || a[1] == 'V') /* -p, -pa, -pj, -V<secs>: prof.c */
+  if (a[1] == 'p' || a[1] == 'V' || a[1] == 'h' || a[1] == 'i') /* prof.c, prof_heap.c */
     return lz_prof_flag(a, err, errlen);
 #endif
   switch (a[1]) {
@@ -263,6 +263,8 @@ static const char *const usage[] = {
     "  -p       Time/allocation profile in <program>.prof (GHC's layout)",
     "  -pa      The same with every cost centre; -pj in GHC's JSON form",
     "  -V<secs> Profiling tick interval (default 0.001)",
+    "  -hc      Heap profile by cost-centre stack in <program>.hp (-h is the same)",
+    "  -i<secs> Heap profile sampling interval (default 0.1)",
     "",
 #endif
     "  -N, -q*  need a program built with -threaded; -l with -eventlog;",

@@ -17,12 +17,16 @@
  */
 #include "prof.h"
 #include "rts_priv.h"
+#if LZ_REPLAY
+#include "replay.h"
+#endif
 
 #if LZ_PROF
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 LzProfCap lz_prof_caps[LZ_PROF_MAX_CAPS];
@@ -36,7 +40,37 @@ static uint64_t next_cc_id = 1;
 static uint32_t next_ccs_id = 1;
 static LzCCS *all_stacks = &lz_prof_main_ccs;
 
-LzCCS *lz_prof_all_stacks(void) { return all_stacks; }
+LzCCS *lz_prof_all_stacks(void) {
+  pthread_mutex_lock(&tree_lock);
+  LzCCS *s = all_stacks;
+  pthread_mutex_unlock(&tree_lock);
+  return s;
+}
+
+/* Stacks (but MAIN) are carved out of one reserved region, so that the heap profiler can
+ * tell a stack from any other word by a range check (prof_heap.c reads a candidate word
+ * of every live object with the world stopped: no lookup, no lock, no malloc there). */
+#define CCS_ARENA_MAX ((size_t)1 << 20)
+static LzCCS *ccs_arena;
+static size_t ccs_used;
+
+static LzCCS *new_ccs(void) { /* under tree_lock */
+  if (!ccs_arena) {
+    void *p = mmap(NULL, CCS_ARENA_MAX * sizeof(LzCCS), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    ccs_arena = p == MAP_FAILED ? NULL : p;
+  }
+  if (ccs_arena && ccs_used < CCS_ARENA_MAX) return &ccs_arena[ccs_used++]; /* zeroed */
+  LzCCS *r = calloc(1, sizeof *r); /* beyond a million stacks: not in heap profiles */
+  if (!r) lz_heap_exhausted();
+  return r;
+}
+
+bool lz_prof_is_ccs(const void *p) {
+  uintptr_t a = (uintptr_t)p, b = (uintptr_t)ccs_arena;
+  if (p == &lz_prof_main_ccs) return true;
+  return b && a >= b && a < b + ccs_used * sizeof(LzCCS) && (a - b) % sizeof(LzCCS) == 0;
+}
 
 static inline LzCCS *current(LzCap *cap) {
   LzCCS *c = atomic_load_explicit(&lz_prof_caps[cap->cap_no].ccs, memory_order_relaxed);
@@ -57,7 +91,20 @@ static inline void add_own(_Atomic uint64_t *c, uint64_t n) {
 #endif
 }
 
+/* Profiling a replay (see "profiling a replay" below). Per capability, the stacks that ran
+ * since its last recorded event and the bytes each allocated (consecutive runs of one stack
+ * merged), and whether Lz code ran at all (a thread that allocated nothing still takes the
+ * time). Replay runs one capability at a time (the baton), so no lock. */
 static bool replay_profile;
+typedef struct Interval {
+  LzCCS **ccs;
+  uint64_t *bytes;
+  size_t n, size;
+  uint64_t last_ns; /* recorded time of the capability's previous event */
+  bool ran;         /* a thread ran on it since then */
+} Interval;
+static Interval intervals[LZ_PROF_MAX_CAPS];
+static uint64_t replay_end_ns; /* the recording's last event: closes slices cut off at exit */
 static void interval_add(unsigned cap_no, LzCCS *ccs, uint64_t bytes);
 
 void lz_prof_set(LzCap *cap, LzCCS *ccs) {
@@ -91,8 +138,7 @@ LzCCS *lz_prof_push(LzCCS *ccs, LzProfCC *cc) {
     for (LzCCS *s = ccs->prev; s && !r; s = s->prev)
       if (s->cc == cc) r = s;
     if (!r) {
-      r = calloc(1, sizeof *r);
-      if (!r) lz_heap_exhausted();
+      r = new_ccs();
       r->cc = cc;
       r->prev = ccs;
       r->depth = ccs->depth + 1;
@@ -166,6 +212,7 @@ void lz_prof_thread_run(LzCap *cap, uint32_t id) {
   pc->mark = cap->alloc_bytes; /* the scheduler's own allocation is nobody's */
   atomic_store_explicit(&pc->ccs, c, memory_order_relaxed);
   atomic_store_explicit(&pc->running, 1, memory_order_relaxed);
+  if (replay_profile) intervals[cap->cap_no].ran = true;
 }
 
 void lz_prof_thread_stop(LzCap *cap, uint32_t id) {
@@ -211,17 +258,7 @@ static void *tick_main(void *arg) {
   return NULL;
 }
 
-/* ---- profiling a replay --------------------------------------------------------------------
- * Per capability, the stacks that ran since its last recorded event and the bytes each
- * allocated (consecutive runs of one stack merged). Replay runs one capability at a time. */
-
-typedef struct Interval {
-  LzCCS **ccs;
-  uint64_t *bytes;
-  size_t n, size;
-  uint64_t last_ns;
-} Interval;
-static Interval intervals[LZ_PROF_MAX_CAPS];
+/* ---- profiling a replay: Note [Profiling], "Profiling a replay" --------------------------- */
 
 static void interval_add(unsigned cap_no, LzCCS *ccs, uint64_t bytes) {
   Interval *iv = &intervals[cap_no];
@@ -239,20 +276,24 @@ static void interval_add(unsigned cap_no, LzCCS *ccs, uint64_t bytes) {
   iv->bytes[iv->n++] = bytes;
 }
 
-void lz_prof_replay_begin(const char *log) {
-  replay_profile = true;
+void lz_prof_replay_begin(const char *log, uint64_t end_ns) {
   lz_prof_config.replay_log = log;
+  replay_end_ns = end_ns;
 }
 
 void lz_prof_replay_event(LzCap *cap, uint64_t orig_ns) {
+  if (!replay_profile || cap->cap_no >= LZ_PROF_MAX_CAPS) return;
   Interval *iv = &intervals[cap->cap_no];
-  lz_prof_set(cap, current(cap)); /* close the current run */
+  bool running = atomic_load_explicit(&lz_prof_caps[cap->cap_no].running, memory_order_relaxed);
+  if (running) lz_prof_set(cap, current(cap)); /* close the current run */
   uint64_t dt = orig_ns > iv->last_ns ? orig_ns - iv->last_ns : 0, total = 0;
   iv->last_ns = orig_ns;
   for (size_t i = 0; i < iv->n; i++)
     total += iv->bytes[i];
-  if (total == 0) {
-    add(&current(cap)->replay_ns, dt);
+  if (!iv->ran) {
+    /* idle in between (the scheduler, waiting for work): nobody's time, as the timer's */
+  } else if (total == 0) {
+    add(&(iv->n ? iv->ccs[iv->n - 1] : current(cap))->replay_ns, dt);
   } else {
     uint64_t given = 0;
     for (size_t i = 0; i < iv->n; i++) {
@@ -263,11 +304,13 @@ void lz_prof_replay_event(LzCap *cap, uint64_t orig_ns) {
     add(&iv->ccs[iv->n - 1]->replay_ns, dt - given); /* rounding: to the last one */
   }
   iv->n = 0;
+  iv->ran = running;
 }
 
 /* ---- flags, start, end -------------------------------------------------------------------- */
 
 int lz_prof_flag(const char *a, char *err, unsigned long errlen) {
+  if (a[1] == 'h' || a[1] == 'i') return lz_prof_heap_flag(a, err, errlen);
   if (a[1] == 'p') {
     if (!a[2])
       lz_prof_config.report = 1;
@@ -294,6 +337,21 @@ int lz_prof_flag(const char *a, char *err, unsigned long errlen) {
   return 0;
 }
 
+void lz_prof_flags_keep(int restore) {
+  static int report;
+  static uint64_t tick_ns;
+  static LzProfHeapFlags heap;
+  if (restore) {
+    lz_prof_config.report = report;
+    lz_prof_config.tick_ns = tick_ns;
+    lz_prof_heap_flags = heap;
+  } else {
+    report = lz_prof_config.report;
+    tick_ns = lz_prof_config.tick_ns;
+    heap = lz_prof_heap_flags;
+  }
+}
+
 void lz_prof_start(int argc, char **argv) {
   lz_prof_config.argc = argc;
   lz_prof_config.argv = argv;
@@ -306,6 +364,17 @@ void lz_prof_start(int argc, char **argv) {
 #if !LZ_THREADED
   atomic_store(&lz_prof_caps[0].running, 1); /* the one thread runs from now to the end */
 #endif
+#if LZ_REPLAY
+  if (lz_replay_mode == LZ_RPL_RECORD && (lz_prof_config.report || lz_prof_heap_flags.by_ccs)) {
+    /* the recording is the same log as without -prof; its profile is the replay's */
+    lz_message("-p and -hc are ignored while recording: profile the recorded run with --replay -p");
+    lz_prof_config.report = 0;
+    lz_prof_heap_flags.by_ccs = 0;
+  }
+  replay_profile = lz_replaying && lz_prof_config.report;
+  if (!replay_profile) lz_prof_config.replay_log = NULL;
+#endif
+  lz_prof_heap_start(argc, argv);
   if (!lz_prof_config.report || replay_profile)
     return; /* counters still run (cheap); no timer (a replay's time is the record's) */
   pthread_t tid;
@@ -318,19 +387,24 @@ void lz_prof_start(int argc, char **argv) {
 }
 
 void lz_prof_end(void) {
+  for (unsigned i = 0; replay_profile && lz_main_cap && i < lz_ncaps && i < LZ_PROF_MAX_CAPS; i++)
+    if (intervals[i].ran) /* a slice the recording cuts off (exit): to the log's end */
+      lz_prof_replay_event(lz_caps[i], replay_end_ns);
   for (unsigned i = 0; lz_main_cap && i < lz_ncaps && i < LZ_PROF_MAX_CAPS; i++) {
     lz_prof_set(lz_caps[i], current(lz_caps[i]));
     atomic_store(&lz_prof_caps[i].running, 0);
   }
+  lz_prof_heap_end();
   if (!lz_prof_config.report) return;
-  if (replay_profile) { /* recorded time, in ticks of -V */
-    uint64_t total = 0;
+  if (replay_profile) { /* recorded time, in ticks of -V, rounded so that the total is */
+    uint64_t sum = 0, done = 0, tick = lz_prof_config.tick_ns;
     for (LzCCS *s = all_stacks; s; s = s->next_all) {
-      uint64_t t = (s->replay_ns + lz_prof_config.tick_ns / 2) / lz_prof_config.tick_ns;
-      atomic_store(&s->ticks, t);
-      total += t;
+      sum += s->replay_ns;
+      uint64_t upto = (sum + tick / 2) / tick;
+      atomic_store(&s->ticks, upto - done);
+      done = upto;
     }
-    atomic_store(&lz_prof_config.total_ticks, total);
+    atomic_store(&lz_prof_config.total_ticks, done);
   }
   char path[4096];
   snprintf(path, sizeof path, "%s.prof", lz_prog_name);

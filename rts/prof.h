@@ -44,6 +44,7 @@ typedef struct LzCCS {
   _Atomic uint64_t ticks;           /* timer ticks that found it current */
   _Atomic uint64_t alloc;           /* bytes allocated while current */
   _Atomic uint64_t replay_ns;       /* profiling a replay: recorded time shared out */
+  uint64_t heap_bytes;              /* -hc: live bytes at the sample being taken     */
   uint64_t inh_ticks, inh_alloc;    /* report: this node and everything under it */
   struct LzCCS *next_all;           /* every stack, newest first */
 } LzCCS;
@@ -91,15 +92,20 @@ void lz_prof_thread_run(LzCap *cap, uint32_t thread_id);
 void lz_prof_thread_stop(LzCap *cap, uint32_t thread_id); /* before it can be resumed */
 void lz_prof_cap_idle(LzCap *cap);                        /* back in the scheduler   */
 
-/* Profiling a replay (hooks for the replay way, not called yet: Note [Profiling],
- * "Profiling a replay"). lz_prof_replay_begin(log) before the program runs: the report
- * says it is a replay of `log`, and time comes from the recorded clock instead of the
- * timer. lz_prof_replay_event(cap, ns) at each recorded event of `cap` (ns: the event's
- * time in the recorded run): the recorded time since the capability's previous event is
- * shared out among the stacks that ran on it in between, in proportion to the bytes each
- * allocated there (the deterministic measure of work a replay reproduces exactly). */
-void lz_prof_replay_begin(const char *log);
+/* Profiling a replay (Note [Profiling], "Profiling a replay"): called by the replay way
+ * (rts/replay*.c). lz_prof_replay_begin(log, end_ns) when the log is loaded (end_ns: the
+ * time of its last event): with -p the report says it is a replay of `log`, and time comes
+ * from the recorded clock instead of the timer. lz_prof_replay_event(cap, ns) where the
+ * replay reaches a recorded event of `cap` (ns: its time in the recorded run; replay_sched.c
+ * calls it at each slice's RUN_THREAD and RPL_SLICE): the recorded time since the
+ * capability's previous event is shared among the stacks that ran on it in between, in
+ * proportion to the bytes each allocated there (the deterministic measure of work a replay
+ * reproduces exactly); time in which no Lz code ran there (idle) is nobody's.
+ * lz_prof_flags_keep(0) / (1): save and restore this way's +RTS flags around the replay's
+ * parse of the recorded command line (the replay's -p/-hc/-V count, not the recording's). */
+void lz_prof_replay_begin(const char *log, uint64_t end_ns);
 void lz_prof_replay_event(LzCap *cap, uint64_t orig_ns);
+void lz_prof_flags_keep(int restore);
 
 /* Flags and totals the report needs. */
 typedef struct LzProfConfig {
@@ -111,6 +117,19 @@ typedef struct LzProfConfig {
   const char *replay_log; /* set by the replay way: the report says it is a replay's */
 } LzProfConfig;
 extern LzProfConfig lz_prof_config;
+/* Heap profile by cost-centre stack (+RTS -hc [-i<secs>]), prof_heap.c: GHC's .hp file,
+ * Note [Profiling], "Heap profile". */
+typedef struct LzProfHeapFlags {
+  int by_ccs;           /* -h / -hc */
+  uint64_t interval_ns; /* -i<secs>, default 0.1 s (GHC's) */
+} LzProfHeapFlags;
+extern LzProfHeapFlags lz_prof_heap_flags;
+int lz_prof_heap_flag(const char *a, char *err, unsigned long errlen); /* -h*, -i* */
+void lz_prof_heap_start(int argc, char **argv);
+void lz_prof_heap_end(void);
+/* True when p is a cost-centre stack (stacks live in one region: a range check). */
+bool lz_prof_is_ccs(const void *p);
+
 /* Write the report to `path` (prof_report.c). */
 void lz_prof_write_report(const char *path, unsigned ncaps);
 LzCCS *lz_prof_all_stacks(void);

@@ -192,7 +192,7 @@ static void text_report(FILE *f, Totals t, unsigned ncaps, bool all) {
   command_line(f);
   fprintf(f, "\n\n");
   if (lz_prof_config.replay_log) /* Note [Profiling], "Profiling a replay" */
-    fprintf(f, "\t(a replay of the recorded run %s: time on the recorded run's clock)\n\n",
+    fprintf(f, "\t(profile of a replay of %s: times are the recorded run's)\n\n",
             lz_prof_config.replay_log);
   double us = (double)lz_prof_config.tick_ns / 1000.0;
   fprintf(f, "\ttotal time  = %11.2f secs   (%llu ticks @ %d us, %u processor%s)\n",

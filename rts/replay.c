@@ -23,6 +23,9 @@
 #include "replay.h"
 #include "replaylog.h"
 #include "replay_step.h"
+#if LZ_PROF
+#include "prof.h"
+#endif
 
 extern char **environ;
 
@@ -74,6 +77,9 @@ void lz_replay_prepare(void) {
   LzReplayMode mode = lz_replay_mode;
   const char *path = log_path;
   lz_replay_mode = LZ_RPL_OFF;
+#if LZ_PROF
+  lz_prof_flags_keep(0); /* the replay's -p and -V, not the recording's */
+#endif
   LzFlags f;
   int argc = 0;
   char **args = malloc(((size_t)h->argc + 1) * sizeof(char *));
@@ -81,6 +87,9 @@ void lz_replay_prepare(void) {
   if (!args || lz_parse_rts_flags(h->argc, (char **)h->argv, &f, &argc, args, err, sizeof err) == 1)
     lz_rpl_fail("the recorded command line does not parse: %s", args ? err : "out of memory");
   lz_replay_mode = mode;
+#if LZ_PROF
+  lz_prof_flags_keep(1);
+#endif
   log_path = path;
   f.stats = lz_flags.stats;
   f.stats_file = lz_flags.stats_file;

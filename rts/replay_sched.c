@@ -30,6 +30,9 @@
 #include "replay.h"
 #include "replaylog.h"
 #include "replay_step.h"
+#if LZ_PROF
+#include "prof.h" /* profiling a replay: Note [Profiling] */
+#endif
 
 /* ---- the recording, in memory ------------------------------------------------------------- */
 
@@ -156,7 +159,9 @@ void lz_rpl_load(const char *path) {
   uint32_t max_tid = 1;
   LzReplayEvent e;
   int r;
+  uint64_t last_time = 0;
   while ((r = lz_replay_next_event(reader, &e)) == LZ_REPLAY_EVENT) {
+    if (e.time > last_time) last_time = e.time;
     if (e.cap == LZ_EV_CAP_GLOBAL || ignored(e.type)) continue;
     if (e.cap >= nstreams)
       lz_rpl_fail("%s: event #%llu is on capability %u, but the run had -N%u", path,
@@ -216,6 +221,9 @@ void lz_rpl_load(const char *path) {
   threads = calloc(ntids, sizeof(LzThread *));
   if (!rec2rep || !rep2rec || !threads) lz_rpl_fail("--replay: out of memory reading the log");
   rec2rep[1] = rep2rec[1] = 1; /* the main thread */
+#if LZ_PROF
+  lz_prof_replay_begin(path, last_time);
+#endif
 }
 
 const LzReplayHeader *lz_rpl_header(void) { return lz_replay_header(reader); }

@@ -172,6 +172,16 @@ static void engine_died(void) {
   eng = (Engine){.rep = -1, .out = -1, .err = -1};
 }
 
+/* The engine has stopped: show the output it wrote before saying so (flushed by then). */
+static void drain(void) {
+  for (;;) {
+    struct pollfd p[2] = {{eng.out, POLLIN, 0}, {eng.err, POLLIN, 0}};
+    if (poll(p, 2, 0) <= 0 || !(p[0].revents | p[1].revents)) return;
+    if (p[0].revents) forward(&eng.out, &eng.seen_out, &shown_out, stdout);
+    if (p[1].revents) forward(&eng.err, &eng.seen_err, &shown_err, stderr);
+  }
+}
+
 typedef enum { R_STOP, R_END, R_GONE } Reply;
 
 /* Read E lines (kept; printed when their number is above `print_above`) until the engine
@@ -190,12 +200,14 @@ static Reply engine_run(uint64_t print_above, int *bp) {
       sscanf(l, "S %llu %d", &n, &b);
       eng.pos = n;
       if (bp) *bp = b;
+      drain();
       return R_STOP;
     } else if (l[0] == 'X') {
       unsigned long long n = 0;
       int st = 0;
       sscanf(l, "X %d %llu", &st, &n);
       eng.pos = n, eng.ended = true, end_status = st;
+      drain();
       return R_END;
     }
   }

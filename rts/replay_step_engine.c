@@ -289,7 +289,13 @@ static void update_model(unsigned c, const LzRplEvent *e) {
     t = thread_info(tid);
     t->state = T_RUNNABLE, t->cap = (unsigned)get_be(p + 4, 2);
     break;
-  case LZ_EVT_RPL_BLOCK: last_block[c] = get_be(p, 8); break;
+  case LZ_EVT_RPL_BLOCK: /* the running thread blocks: shown blocked from this event on */
+    last_block[c] = get_be(p, 8);
+    if (running[c]) {
+      t = thread_info(running[c]);
+      t->state = T_BLOCKED, t->blocked_on = last_block[c];
+    }
+    break;
   default: break;
   }
 }

@@ -57,7 +57,9 @@ def parse_prof(text):
     blank()
     expect(CMDLINE, "the command line")
     blank()
-    if i < len(lines) and lines[i].startswith("\t(a replay of"):
+    replay = None
+    if i < len(lines) and lines[i].startswith("\t(profile of a replay of "):
+        replay = lines[i]
         i += 1
         blank()
     t = expect(TIME, "total time")
@@ -107,7 +109,8 @@ def parse_prof(text):
     if root is None:
         raise LayoutError("no tree")
     return {"ticks": int(t.group(2)), "tick_us": int(t.group(3)), "processors": int(t.group(4)),
-            "alloc": int(a.group(1).replace(",", "")), "flat": flat, "tree": root}
+            "alloc": int(a.group(1).replace(",", "")), "flat": flat, "tree": root,
+            "replay": replay, "seconds": float(t.group(1))}
 
 
 def paths(node, prefix=()):
