@@ -467,6 +467,7 @@ typedef char *(*ReadlineFn)(const char *);
 typedef int (*AddHistoryFn)(const char *);
 
 static char *read_command(FILE *script, bool tty) {
+  fflush(stdout); /* everything so far is seen before we wait (a pipe is block-buffered) */
   static ReadlineFn rl;
   static AddHistoryFn add;
   static bool tried;
