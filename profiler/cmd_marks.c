@@ -80,6 +80,10 @@ int lzp_cmd_marks(int argc, char **argv) {
   LzpModel m;
   if (lzp_load("marks", path, LZP_NEED_USER, &log, &m) < 0) return 1;
   int rc = 0;
+  if (lzp_log_index(&log) < 0) { /* the report keeps pointers to events */
+    fprintf(stderr, "lzprof: out of memory\n");
+    rc = 1;
+  }
   if (prog && lzp_check_binary(prog, path, &log) < 0) rc = 1;
   if (!rc && only_cap >= m.n_caps) {
     fprintf(stderr, "lzprof marks: the log has capabilities 0..%d, not %d\n", m.n_caps - 1,

@@ -29,6 +29,66 @@ static void event_fates(const uint64_t *k, uint64_t out[6]) {
   out[5] = k[LZP_SP_FIZZLE];
 }
 
+static uint64_t median_of(uint64_t *v, size_t n) {
+  if (!n) return 0;
+  qsort(v, n, sizeof *v, cmp_u64);
+  return v[n / 2];
+}
+
+/* One row per par site (Note [Spark sites]), and one for the spark events naming no site
+ * (duds of values: their thunk's info is gone), with the median run time of the site's
+ * converted sparks. */
+static void site_table(const LzpModel *m, int tsv) {
+  uint64_t nosite[LZP_SP_N] = {0};
+  size_t *nruns = calloc(m->n_sites + 1, sizeof *nruns);
+  uint64_t **runs = calloc(m->n_sites + 1, sizeof *runs);
+  for (size_t i = 0; nruns && runs && i < m->n_sparks; i++) {
+    const LzpSparkEvent *e = &m->sparks[i];
+    if (e->id_known && !e->site) nosite[e->kind]++;
+    if (e->site && (e->kind == LZP_SP_RUN || e->kind == LZP_SP_STEAL) && e->site <= m->n_sites) {
+      uint64_t **r = &runs[e->site];
+      if ((nruns[e->site] & (nruns[e->site] + 1)) == 0 || !*r) { /* grow at 2^k - 1 */
+        uint64_t *nr = realloc(*r, (nruns[e->site] + 1) * 2 * sizeof **r);
+        if (!nr) continue;
+        *r = nr;
+      }
+      (*r)[nruns[e->site]++] = e->run_ns;
+    }
+  }
+  char b1[32];
+  if (!tsv)
+    printf("\nPer par site:\n%10s %10s %10s %10s %8s %8s %11s  %s\n", "created", "converted",
+           "fizzled", "overflowed", "dud", "GC'd", "median run", "site");
+  for (size_t i = 0; i <= m->n_sites; i++) {
+    const uint64_t *k = i < m->n_sites ? m->sites[i].counts : nosite;
+    const char *label = i < m->n_sites ? m->sites[i].label : "(no site: dud of a value)";
+    uint64_t f[6], any = 0;
+    event_fates(k, f);
+    for (int j = 0; j < 6; j++)
+      any |= f[j];
+    if (!any && (i == m->n_sites || !label)) continue;
+    char unnamed[48];
+    snprintf(unnamed, sizeof unnamed, "site %zu (no site event)", i + 1);
+    if (!label) label = unnamed;
+    size_t n = i < m->n_sites && nruns ? nruns[i + 1] : 0;
+    uint64_t med = n ? median_of(runs[i + 1], n) : 0;
+    if (tsv)
+      printf("site\t%zu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\t%llu\n",
+             i < m->n_sites ? i + 1 : 0, (unsigned long long)f[0], (unsigned long long)f[3],
+             (unsigned long long)f[5], (unsigned long long)f[2], (unsigned long long)f[1],
+             (unsigned long long)f[4], label, (unsigned long long)med);
+    else
+      printf("%10llu %10llu %10llu %10llu %8llu %8llu %11s  %s\n", (unsigned long long)f[0],
+             (unsigned long long)f[3], (unsigned long long)f[5], (unsigned long long)f[2],
+             (unsigned long long)f[1], (unsigned long long)f[4],
+             n ? lzp_fmt_ns(med, b1, sizeof b1) : "-", label);
+  }
+  for (size_t i = 0; runs && i <= m->n_sites; i++)
+    free(runs[i]);
+  free(runs);
+  free(nruns);
+}
+
 int lzp_cmd_sparks(int argc, char **argv) {
   const char *path = NULL;
   int tsv = 0;
@@ -50,7 +110,7 @@ int lzp_cmd_sparks(int argc, char **argv) {
   }
   LzpLog log;
   LzpModel m;
-  if (lzp_load("sparks", path, LZP_NEED_SPARKS, &log, &m) < 0) return 1;
+  if (lzp_load("sparks", path, LZP_NEED_SPARKS | LZP_LOAD_NO_INTERVALS, &log, &m) < 0) return 1;
   char b1[32], b2[32], b3[32];
   uint64_t tot_ev[6] = {0}, tot_ct[7] = {0}, steals = 0, runs_only = 0;
   if (!tsv)
@@ -123,26 +183,7 @@ int lzp_cmd_sparks(int argc, char **argv) {
   }
 
   /* per site */
-  if (m.has_site_info) {
-    if (!tsv)
-      printf("\nPer par site:\n%10s %10s %10s %10s %8s %8s  %s\n", "created", "converted",
-             "fizzled", "overflowed", "dud", "GC'd", "site");
-    for (size_t i = 0; i < m.n_sites; i++) {
-      const LzpSite *s = &m.sites[i];
-      if (!s->label) continue;
-      uint64_t f[6];
-      event_fates(s->counts, f);
-      if (tsv)
-        printf("site\t%zu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\n", i + 1,
-               (unsigned long long)f[0], (unsigned long long)f[3], (unsigned long long)f[5],
-               (unsigned long long)f[2], (unsigned long long)f[1], (unsigned long long)f[4],
-               s->label);
-      else
-        printf("%10llu %10llu %10llu %10llu %8llu %8llu  %s\n", (unsigned long long)f[0],
-               (unsigned long long)f[3], (unsigned long long)f[5], (unsigned long long)f[2],
-               (unsigned long long)f[1], (unsigned long long)f[4], s->label);
-    }
-  }
+  if (m.has_site_info) site_table(&m, tsv);
 
   /* granularity */
   size_t nr = 0;
@@ -162,8 +203,8 @@ int lzp_cmd_sparks(int argc, char **argv) {
              (unsigned long long)(sum / nr), (unsigned long long)p90);
     else {
       printf(
-          "\nSpark run times (%zu runs; a run lasts from SPARK_RUN/STEAL to the next stop or spark "
-          "run on that capability):\n",
+          "\nSpark run times (%zu runs; a run is the running time of the thread that evaluates "
+          "the spark, until it finishes or takes another):\n",
           nr);
       size_t bins[40] = {0};
       int lo = 40, hi = 0;

@@ -105,8 +105,9 @@ int lzp_cmd_threads(int argc, char **argv) {
       r.blocked += th->blocked_ns[c];
       r.runs += th->runs[c];
       for (int s = 0; s < LZP_N_STOP; s++) {
-        r.by_status[s] += th->stops[(size_t)c * LZP_N_STOP + s];
-        r.stops += th->stops[(size_t)c * LZP_N_STOP + s];
+        uint32_t k = lzp_thread_stops(&m, th, c, (unsigned)s);
+        r.by_status[s] += k;
+        r.stops += k;
       }
     }
     if (cap >= 0 && !r.runs && !r.stops && !r.runnable && !r.blocked) continue;

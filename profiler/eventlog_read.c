@@ -20,6 +20,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 typedef struct {
   const uint8_t *p;
@@ -129,20 +131,39 @@ static int read_header(Reader *r, LzpLog *log) {
   return 0;
 }
 
-static int cmp_event(const void *a, const void *b) {
-  const LzpEvent *x = a, *y = b;
-  if (x->time != y->time) return x->time < y->time ? -1 : 1;
-  return x->file_off < y->file_off ? -1 : x->file_off > y->file_off;
+/* Adds the event at [at, end) to its stream (extending the stream's last range when it
+ * follows it) and checks the stream's time order. */
+static int stream_add(LzpLog *log, int32_t cap, size_t at, size_t end, uint64_t time) {
+  LzpStream *st = &log->streams[cap + 1];
+  if (cap + 2 > log->n_streams) log->n_streams = cap + 2;
+  if (time < st->last_time) log->unsorted = 1;
+  st->last_time = time;
+  if (st->n_seg && st->seg[st->n_seg - 1].end == at) {
+    st->seg[st->n_seg - 1].end = (uint32_t)end;
+    return 0;
+  }
+  if (st->n_seg == st->cap_seg) {
+    size_t nc = st->cap_seg ? st->cap_seg * 2 : 16;
+    LzpSeg *ns = realloc(st->seg, nc * sizeof *ns);
+    if (!ns) return -1;
+    st->seg = ns;
+    st->cap_seg = nc;
+  }
+  st->seg[st->n_seg++] = (LzpSeg){(uint32_t)at, (uint32_t)end};
+  return 0;
 }
 
 static int read_events(Reader *r, LzpLog *log, FILE *warn) {
-  size_t cap_ev = 1024;
-  log->ev = malloc(cap_ev * sizeof *log->ev);
-  if (!log->ev) return fail(r, r->pos, "out of memory");
-  size_t block_end = 0;
+  log->streams = calloc(LZP_MAX_CAPS + 1, sizeof *log->streams);
+  if (!log->streams) return fail(r, r->pos, "out of memory");
+  for (int i = 0; i <= LZP_MAX_CAPS; i++)
+    log->streams[i].cap = i - 1;
+  if (r->size > UINT32_MAX) return fail(r, 0, "file too large (lzprof reads logs up to 4 GiB)");
+  size_t block_end = 0, dropped = 0;
   int32_t block_cap = LZP_NO_CAP;
-  int sorted = 1;
   for (;;) {
+    if (log->mapped && r->pos - dropped > ((size_t)16 << 20)) /* Note [Reading in time order] */
+      dropped = lzp_drop_pages(log, dropped, r->pos);
     if (r->pos == r->size) {
       if (warn)
         fprintf(warn,
@@ -196,20 +217,10 @@ static int read_events(Reader *r, LzpLog *log, FILE *warn) {
       r->pos += len;
       continue;
     }
-    if (log->n_ev == cap_ev) {
-      cap_ev *= 2;
-      LzpEvent *nev = realloc(log->ev, cap_ev * sizeof *nev);
-      if (!nev) return fail(r, at, "out of memory");
-      log->ev = nev;
-    }
-    LzpEvent *e = &log->ev[log->n_ev++];
-    e->time = time;
-    e->type = type;
-    e->len = (uint16_t)len;
-    e->payload = (uint32_t)r->pos;
-    e->cap = block_cap;
-    e->file_off = (uint32_t)at;
-    if (log->n_ev > 1 && e[-1].time > time) sorted = 0;
+    if (stream_add(log, block_cap, at, r->pos + len, time) < 0) return fail(r, at, "out of memory");
+    if (!log->n_ev++ || time < log->t_first) log->t_first = time;
+    if (time > log->t_last) log->t_last = time;
+    if (type == LZP_USER_MSG || type == LZP_USER_MARKER) log->has_user = 1;
     if (type == LZP_CAP_CREATE && len >= 2) {
       int c = (int)be(r->p + r->pos, 2);
       if (c >= LZP_MAX_CAPS)
@@ -230,7 +241,10 @@ static int read_events(Reader *r, LzpLog *log, FILE *warn) {
     }
     r->pos += len;
   }
-  if (!sorted) qsort(log->ev, log->n_ev, sizeof *log->ev, cmp_event);
+  if (log->mapped) lzp_drop_pages(log, dropped, r->size);
+  /* a stream out of time order (not written by GHC's or our runtime): sort an index */
+  if ((log->unsorted || getenv("LZPROF_INDEX")) && lzp_log_index(log) < 0) /* env: tests */
+    return fail(r, 0, "out of memory");
   return 0;
 }
 
@@ -242,38 +256,59 @@ int lzp_log_read(const char *path, LzpLog *log, char *err, size_t errlen, FILE *
     snprintf(err, errlen, "lzprof: %s: %s", path, strerror(errno));
     return -1;
   }
-  size_t cap = 1 << 16, n = 0;
-  uint8_t *buf = malloc(cap);
-  for (;;) {
-    if (!buf) break;
-    if (n == cap) {
-      uint8_t *nb = cap >= ((size_t)1 << 32) ? NULL : realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
+  struct stat sb;
+  uint8_t magic[4] = {0};
+  size_t n = 0;
+  uint8_t *buf = NULL;
+  if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 4 &&
+      fread(magic, 1, 4, f) == 4 && !lzp_is_replay_log(magic, 4)) {
+    /* a plain log: mapped, so that pages already read can be dropped (Note [Reading in
+     * time order]) */
+    void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+    fclose(f);
+    if (p == MAP_FAILED) {
+      snprintf(err, errlen, "lzprof: %s: %s", path, strerror(errno));
+      return -1;
     }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) break;
-  }
-  int rerr = ferror(f);
-  fclose(f);
-  if (!buf || rerr) {
-    free(buf);
-    snprintf(err, errlen, "lzprof: %s: %s", path,
-             buf ? "read error" : "file too large or out of memory");
-    return -1;
-  }
-  if (lzp_is_replay_log(buf, n)) { /* a .lzr: decompress it (replay_input.c) */
-    free(buf);
-    int complete;
-    if (lzp_read_replay(path, &buf, &n, &complete, err, errlen) < 0) return -1;
-    log->is_replay = 1;
-    r.where = "event log byte";
+    madvise(p, (size_t)sb.st_size, MADV_SEQUENTIAL);
+    buf = p;
+    n = (size_t)sb.st_size;
+    log->mapped = 1;
+  } else {
+    rewind(f);
+    size_t cap = 1 << 16;
+    buf = malloc(cap);
+    for (;;) {
+      if (!buf) break;
+      if (n == cap) {
+        uint8_t *nb = cap >= ((size_t)1 << 32) ? NULL : realloc(buf, cap * 2);
+        if (!nb) {
+          free(buf);
+          buf = NULL;
+          break;
+        }
+        buf = nb;
+        cap *= 2;
+      }
+      size_t got = fread(buf + n, 1, cap - n, f);
+      n += got;
+      if (got == 0) break;
+    }
+    int rerr = ferror(f);
+    fclose(f);
+    if (!buf || rerr) {
+      free(buf);
+      snprintf(err, errlen, "lzprof: %s: %s", path,
+               buf ? "read error" : "file too large or out of memory");
+      return -1;
+    }
+    if (lzp_is_replay_log(buf, n)) { /* a .lzr: decompress it (replay_input.c) */
+      free(buf);
+      int complete;
+      if (lzp_read_replay(path, &buf, &n, &complete, err, errlen) < 0) return -1;
+      log->is_replay = 1;
+      r.where = "event log byte";
+    }
   }
   log->data = buf;
   log->size = n;
@@ -295,7 +330,13 @@ void lzp_log_free(LzpLog *log) {
       free(log->types[i].desc);
   free(log->types);
   free(log->ev);
-  free(log->data);
+  for (int i = 0; log->streams && i <= LZP_MAX_CAPS; i++)
+    free(log->streams[i].seg);
+  free(log->streams);
+  if (log->mapped)
+    munmap(log->data, log->size);
+  else
+    free(log->data);
   memset(log, 0, sizeof *log);
 }
 

@@ -166,8 +166,12 @@ static int write_chrome(const LzpModel *m, const char *log_path, FILE *f) {
   }
   uint32_t *running = calloc((size_t)m->n_caps, sizeof *running);
   if (!running) return -1;
-  for (size_t i = 0; i < log->n_ev; i++) {
-    const LzpEvent *e = &log->ev[i];
+  LzpIter *it = lzp_iter_new(log);
+  if (!it) {
+    free(running);
+    return -1;
+  }
+  for (const LzpEvent *e; (e = lzp_iter_next(it));) {
     int c = e->cap;
     if (c >= 0 && e->type == LZP_RUN_THREAD) running[c] = lzp_u32(log, e, 0);
     if (c >= 0 && e->type == LZP_STOP_THREAD) running[c] = 0;
@@ -180,6 +184,7 @@ static int write_chrome(const LzpModel *m, const char *log_path, FILE *f) {
     us(f, e->time - m->t_begin);
     fprintf(f, ",\"args\":{\"thread\":%u}}", c >= 0 ? running[c] : 0);
   }
+  lzp_iter_free(it);
   free(running);
   fprintf(f, "\n]}\n");
   return 0;

@@ -69,12 +69,33 @@ typedef struct {
   char *desc;   /* NULL: not declared */
 } LzpEventType;
 
+/* The events of one capability (or of none: global blocks and events outside blocks), in
+ * time order: byte ranges of the file, block by block. */
 typedef struct {
-  uint8_t *data; /* the whole file */
+  uint32_t begin, end;
+} LzpSeg;
+typedef struct {
+  LzpSeg *seg;
+  size_t n_seg, cap_seg;
+  int32_t cap;        /* LZP_NO_CAP or a capability */
+  uint64_t last_time; /* while reading: to check the order */
+} LzpStream;
+
+typedef struct {
+  uint8_t *data; /* the whole file (mapped read-only when `mapped`) */
   size_t size;
   LzpEventType *types; /* indexed by event number, 65536 entries */
-  LzpEvent *ev;        /* sorted by time (stable: file order among equal times) */
-  size_t n_ev;
+  /* Note [Reading in time order]: the events are read through lzp_iter_* (a merge of the
+   * streams). `ev` is an index of them all, sorted by time (stable: file order among equal
+   * times), built only when a stream is out of order or a command asks (lzp_log_index). */
+  LzpEvent *ev;
+  size_t n_ev;         /* events, block markers not counted */
+  LzpStream *streams;  /* [LZP_MAX_CAPS + 1]: stream 0 has no capability, c + 1 is cap c */
+  int n_streams;       /* highest used + 1 */
+  uint64_t t_first, t_last; /* the first and last event times (in time order) */
+  int has_user;        /* holds USER_MSG or USER_MARKER events */
+  int mapped;          /* data is an mmap of the file: pages read are dropped behind */
+  int unsorted;        /* a stream is out of time order: ev is built at reading */
   int n_caps;          /* highest capability seen + 1 */
   int has_end;         /* EVENT_DATA_END was present */
   int spark_site_type; /* event number of LZP_DESC_SPARK_SITE, or -1 */
@@ -89,6 +110,18 @@ typedef struct {
  * NULL). */
 int lzp_log_read(const char *path, LzpLog *log, char *err, size_t errlen, FILE *warn);
 void lzp_log_free(LzpLog *log);
+/* The events in time order (file order among equal times), one at a time: the pointer is
+ * valid until the next call; NULL at the end. Several iterators may be open at once. */
+typedef struct LzpIter LzpIter;
+LzpIter *lzp_iter_new(const LzpLog *log); /* NULL: out of memory */
+const LzpEvent *lzp_iter_next(LzpIter *it);
+void lzp_iter_free(LzpIter *it);
+/* Builds log->ev (every event, sorted) for commands that keep pointers to events; 0 or -1
+ * (out of memory). */
+int lzp_log_index(LzpLog *log);
+/* A mapped log: gives back the pages of [from, to) (rounded inwards to whole pages; they
+ * are read again from the file if touched); returns the new low mark. */
+size_t lzp_drop_pages(const LzpLog *log, size_t from, size_t to);
 
 /* Replay logs (replay_input.c). lzp_read_replay decompresses PATH whole into *DATA
  * (malloc'd); *COMPLETE: it ends with the end marker. lzp_check_binary: 0 if PROG may be
@@ -114,12 +147,14 @@ enum { LZP_N_STOP = 21 };
 const char *lzp_stop_name(unsigned status); /* "thread finished", ... */
 int lzp_stop_is_blocked(unsigned status);
 
+/* 24 bytes (a 10-million-event log has millions): t1 < 2^54 ns (208 days). */
 typedef struct {
-  uint64_t t0, t1;
-  uint32_t tid;     /* running: the thread; blocked: the thread that blocked */
-  uint8_t state;    /* LzpCapState */
-  uint8_t stop;     /* running: the status that ended it (255: log ended) */
-  uint32_t blocker; /* running, stopped on a black hole: its owner */
+  uint64_t t0;
+  uint64_t t1 : 54;
+  uint64_t state : 2; /* LzpCapState */
+  uint64_t stop : 8;  /* running: the status that ended it (255: log ended) */
+  uint32_t tid;       /* running: the thread; blocked: the thread that blocked */
+  uint32_t blocker;   /* running, stopped on a black hole: its owner */
 } LzpInterval;
 
 typedef enum {
@@ -134,16 +169,17 @@ typedef enum {
 } LzpSparkKind;
 extern const char *const lzp_spark_kind_names[LZP_SP_N];
 
-typedef struct {
+typedef struct { /* 40 bytes */
   uint64_t time;
-  uint64_t id;   /* (cap << 48) | seq; 0: unknown */
-  uint32_t site; /* index into LzpModel.sites + 1; 0: none */
-  uint32_t tid;  /* the thread running on the capability, 0: none */
-  int32_t cap;
+  uint64_t id;      /* (cap << 48) | seq; 0: unknown */
+  uint64_t run_ns;  /* RUN/STEAL: running time of the thread evaluating it (Note
+                       [Spark run times] in lzprof.md) */
+  uint32_t site;    /* index into LzpModel.sites + 1; 0: none */
+  uint32_t tid;     /* the thread running on the capability, 0: none */
+  int16_t cap;
   uint8_t kind;     /* LzpSparkKind */
   uint8_t victim;   /* steals: the capability it came from (mod 256) */
   uint8_t id_known; /* id from an Lz spark event (1) or inferred (0) */
-  uint64_t run_ns;  /* RUN/STEAL: time until the next stop or spark run on the cap */
 } LzpSparkEvent;
 
 typedef struct {
@@ -152,22 +188,23 @@ typedef struct {
   int has_counters;
 } LzpSparkTotals;
 
+/* A thread (kept small: logs can have a million spark threads). */
 typedef struct {
-  uint32_t tid;
-  char label[48];
-  int32_t cap;       /* where it last ran (or was created) */
   uint64_t created;  /* time of CREATE_THREAD (or first sight) */
   uint64_t finished; /* time it stopped with "finished"; 0: never */
-  int spark_thread;
-  /* per state time, and stops by status; per capability where it happened (the
-   * capability the thread was on when the interval started) */
+  /* per state time and runs, per capability where it happened (the capability the thread
+   * was on when the interval started); stops: lzp_thread_stops */
   uint64_t *run_ns, *runnable_ns, *blocked_ns; /* [n_caps] */
   uint32_t *runs;                              /* [n_caps] */
-  uint32_t *stops;                             /* [n_caps * LZP_N_STOP] */
+  const char *label; /* THREAD_LABEL, "" if none */
+  uint32_t tid;
+  int32_t cap; /* where it last ran (or was created) */
   /* state machine while reading */
-  uint8_t st; /* 0 runnable, 1 running, 2 blocked, 3 finished */
   uint64_t since;
   int32_t st_cap;
+  uint32_t spark; /* the spark run it is evaluating: index in LzpModel.sparks + 1, 0 none */
+  uint8_t st;     /* 0 runnable, 1 running, 2 blocked, 3 finished */
+  uint8_t spark_thread;
 } LzpThread;
 
 typedef struct {
@@ -191,11 +228,20 @@ typedef struct {
   int has_spark_events, has_counters, has_site_info;
   uint8_t **arena; /* zeroed chunks holding the threads' per-capability arrays */
   size_t n_arena, arena_used;
+  /* stops by (thread, capability, status): a hash table, as most threads stop once or
+   * twice (key (thread index + 1) << 16 | cap << 5 | status, 0 empty) */
+  uint64_t *stop_keys;
+  uint32_t *stop_counts;
+  size_t stop_cap, n_stop_keys;
 } LzpModel;
 
-int lzp_model_build(const LzpLog *log, LzpModel *m, char *err, size_t errlen);
+/* opts: LZP_NO_INTERVALS leaves m->iv empty (commands that do not draw capabilities). */
+enum { LZP_NO_INTERVALS = 1 };
+int lzp_model_build(const LzpLog *log, LzpModel *m, unsigned opts, char *err, size_t errlen);
 void lzp_model_free(LzpModel *m);
 LzpThread *lzp_model_thread(const LzpModel *m, uint32_t tid); /* NULL: unknown */
+/* How many times thread TH stopped on capability CAP with STATUS (< LZP_N_STOP). */
+uint32_t lzp_thread_stops(const LzpModel *m, const LzpThread *th, int cap, unsigned status);
 
 /* Formats a duration in ns as "12.3 µs" etc. into BUF. */
 const char *lzp_fmt_ns(uint64_t ns, char *buf, size_t len);
@@ -221,7 +267,7 @@ int lzp_timeline_svg(const LzpModel *m, FILE *out, const LzpTimelineOptions *o);
 /* Shared by the commands: open, read and model a log, and check that it holds the events
  * NEED asks for; or print the error (naming the +RTS flag that records what is missing)
  * and return -1. CMD names the command in messages. */
-enum { LZP_NEED_SCHED = 1, LZP_NEED_SPARKS = 2, LZP_NEED_USER = 4 };
+enum { LZP_NEED_SCHED = 1, LZP_NEED_SPARKS = 2, LZP_NEED_USER = 4, LZP_LOAD_NO_INTERVALS = 8 };
 int lzp_load(const char *cmd, const char *path, unsigned need, LzpLog *log, LzpModel *m);
 
 #endif

@@ -101,8 +101,11 @@ typedef struct {
   uint64_t **fifo; /* created sparks not yet taken (inferred ids) */
   size_t *fifo_head, *fifo_n, *fifo_cap;
   size_t *last_spark;  /* index of the capability's last spark event + 1 */
-  size_t *pending_run; /* index of a spark run whose end is not seen yet + 1 */
+  size_t *pending_run; /* a spark run or steal no thread has taken yet: index + 1 */
   size_t cap_sites;
+  int keep_iv;
+  uint32_t **site_of; /* per capability, by spark sequence number: creation site */
+  size_t *site_of_n, *site_of_cap;
 } Builder;
 
 /* Zeroed memory for the threads' per-capability arrays, carved from 1 MiB chunks: one
@@ -156,11 +159,57 @@ static LzpThread *thread_get(Builder *b, uint32_t tid, uint64_t t, int32_t cap) 
   th->runnable_ns = arena_get(m, (size_t)nc * 8);
   th->blocked_ns = arena_get(m, (size_t)nc * 8);
   th->runs = arena_get(m, (size_t)nc * 4);
-  th->stops = arena_get(m, (size_t)nc * LZP_N_STOP * 4);
-  if (!th->run_ns || !th->runnable_ns || !th->blocked_ns || !th->runs || !th->stops) return NULL;
+  th->label = "";
+  if (!th->run_ns || !th->runnable_ns || !th->blocked_ns || !th->runs) return NULL;
   *s = tid + 1;
   b->map.vals[s - b->map.keys] = (uint32_t)m->n_threads++;
   return th;
+}
+
+static uint64_t stop_key(const LzpModel *m, const LzpThread *th, int cap, unsigned status) {
+  return (uint64_t)(th - m->threads + 1) << 16 | (uint64_t)cap << 5 | status;
+}
+
+static size_t stop_slot(const uint64_t *keys, size_t cap, uint64_t key) {
+  size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+  while (keys[i] && keys[i] != key)
+    i = (i + 1) & (cap - 1);
+  return i;
+}
+
+static int count_stop(LzpModel *m, const LzpThread *th, int cap, unsigned status) {
+  if ((m->n_stop_keys + 1) * 4 > m->stop_cap * 3) { /* keep the load under 3/4 */
+    size_t nc = m->stop_cap ? m->stop_cap * 2 : 1024;
+    uint64_t *nk = calloc(nc, sizeof *nk);
+    uint32_t *nv = calloc(nc, sizeof *nv);
+    if (!nk || !nv) {
+      free(nk);
+      free(nv);
+      return -1;
+    }
+    for (size_t i = 0; i < m->stop_cap; i++)
+      if (m->stop_keys[i]) {
+        size_t j = stop_slot(nk, nc, m->stop_keys[i]);
+        nk[j] = m->stop_keys[i];
+        nv[j] = m->stop_counts[i];
+      }
+    free(m->stop_keys);
+    free(m->stop_counts);
+    m->stop_keys = nk;
+    m->stop_counts = nv;
+    m->stop_cap = nc;
+  }
+  uint64_t key = stop_key(m, th, cap, status);
+  size_t i = stop_slot(m->stop_keys, m->stop_cap, key);
+  if (!m->stop_keys[i]) m->stop_keys[i] = key, m->n_stop_keys++;
+  m->stop_counts[i]++;
+  return 0;
+}
+
+uint32_t lzp_thread_stops(const LzpModel *m, const LzpThread *th, int cap, unsigned status) {
+  if (!m->stop_cap) return 0;
+  size_t i = stop_slot(m->stop_keys, m->stop_cap, stop_key(m, th, cap, status));
+  return m->stop_keys[i] ? m->stop_counts[i] : 0;
 }
 
 LzpThread *lzp_model_thread(const LzpModel *m, uint32_t tid) {
@@ -197,15 +246,19 @@ static int cap_close(Builder *b, int c, uint64_t t, uint8_t stop, uint32_t block
   LzpModel *m = b->m;
   uint8_t st = b->cur[c];
   uint32_t tid = st == LZP_RUNNING ? b->running[c] : st == LZP_BLOCKED ? b->blocked_tid[c] : 0;
-  if (t > b->since[c] || st == LZP_RUNNING) {
+  if (b->keep_iv && (t > b->since[c] || st == LZP_RUNNING)) {
     size_t n = m->n_iv[c];
     if (n && st != LZP_RUNNING && m->iv[c][n - 1].state == st &&
         m->iv[c][n - 1].t1 == b->since[c]) {
       m->iv[c][n - 1].t1 = t; /* merge idle/blocked/GC pieces */
     } else {
       if (grow((void **)&m->iv[c], &b->cap_iv[c], n, sizeof **m->iv) < 0) return -1;
-      m->iv[c][n] = (LzpInterval){
-          b->since[c], t, tid, st, st == LZP_RUNNING ? stop : 0, st == LZP_RUNNING ? blocker : 0};
+      m->iv[c][n] = (LzpInterval){.t0 = b->since[c],
+                                  .t1 = t,
+                                  .state = st,
+                                  .stop = st == LZP_RUNNING ? stop : 0,
+                                  .tid = tid,
+                                  .blocker = st == LZP_RUNNING ? blocker : 0};
       m->n_iv[c]++;
     }
   }
@@ -227,12 +280,15 @@ static uint64_t fifo_pop(Builder *b, int c) {
   return b->fifo[c][b->fifo_head[c]++];
 }
 
-static void end_spark_run(Builder *b, int c, uint64_t t) {
-  if (b->pending_run[c]) {
-    LzpSparkEvent *s = &b->m->sparks[b->pending_run[c] - 1];
-    s->run_ns = t - s->time;
-    b->pending_run[c] = 0;
-  }
+/* Note [Spark run times]: a run or steal belongs to the thread running on the capability
+ * (GHC: the spark thread that found it) or, when none is (Lz: the spark is found first,
+ * then a thread made for it), to the next thread run there; its run time is that thread's
+ * running time until it finishes or takes its next spark. */
+static void spark_pause(LzpModel *m, LzpThread *th, uint64_t t) {
+  if (!th->spark) return;
+  LzpSparkEvent *s = &m->sparks[th->spark - 1];
+  uint64_t from = th->since > s->time ? th->since : s->time;
+  if (th->st == 1 && t > from) s->run_ns += t - from;
 }
 
 static int spark_event(Builder *b, const LzpEvent *e, int c, uint8_t kind) {
@@ -259,8 +315,13 @@ static int spark_event(Builder *b, const LzpEvent *e, int c, uint8_t kind) {
   default: s->id = fifo_pop(b, c);
   }
   if (kind == LZP_SP_RUN || kind == LZP_SP_STEAL) {
-    end_spark_run(b, c, e->time);
-    b->pending_run[c] = m->n_sparks + 1;
+    LzpThread *th = b->running[c] ? thread_get(b, b->running[c], e->time, c) : NULL;
+    if (th) {
+      spark_pause(m, th, e->time); /* the previous spark of a GHC spark thread ends */
+      th->spark = (uint32_t)m->n_sparks + 1;
+    } else {
+      b->pending_run[c] = m->n_sparks + 1; /* for the next thread run here */
+    }
   }
   m->cap_sparks[c].counts[kind]++;
   m->has_spark_events = 1;
@@ -268,32 +329,66 @@ static int spark_event(Builder *b, const LzpEvent *e, int c, uint8_t kind) {
   return 0;
 }
 
-/* An Lz spark event names the spark of the capability's preceding spark event. */
-static void spark_info(Builder *b, const LzpEvent *e, int c) {
+/* Site N is m->sites[N - 1]; grows the table (labels NULL until their event). */
+static LzpSite *site_slot(Builder *b, uint32_t id) {
   LzpModel *m = b->m;
-  if (!b->last_spark[c]) return;
+  if (id == 0 || id > (1u << 20)) return NULL; /* not a site we can index: ignored */
+  while (m->n_sites < id) {
+    if (grow((void **)&m->sites, &b->cap_sites, m->n_sites, sizeof *m->sites) < 0) return NULL;
+    memset(&m->sites[m->n_sites++], 0, sizeof *m->sites);
+  }
+  return &m->sites[id - 1];
+}
+
+/* The site each spark was created at, by capability and sequence number: later events
+ * of a spark name site 0, "the site of its creation" (Note [Spark sites]). */
+static int remember_site(Builder *b, uint64_t id, uint32_t site) {
+  uint32_t c = (uint32_t)(id >> 48);
+  uint64_t seq = id & 0xffffffffffffull;
+  if (c >= (uint32_t)b->m->n_caps || seq >= (1u << 28)) return 0; /* not a runtime id */
+  while (b->site_of_n[c] <= seq) {
+    size_t n = b->site_of_n[c];
+    if (grow((void **)&b->site_of[c], &b->site_of_cap[c], n, 4) < 0) return -1;
+    b->site_of[c][b->site_of_n[c]++] = 0;
+  }
+  b->site_of[c][seq] = site;
+  return 0;
+}
+
+static uint32_t created_site(const Builder *b, uint64_t id) {
+  uint32_t c = (uint32_t)(id >> 48);
+  uint64_t seq = id & 0xffffffffffffull;
+  return c < (uint32_t)b->m->n_caps && seq < b->site_of_n[c] ? b->site_of[c][seq] : 0;
+}
+
+/* An Lz spark event names the spark of the capability's preceding spark event. */
+static int spark_info(Builder *b, const LzpEvent *e, int c) {
+  LzpModel *m = b->m;
+  if (!b->last_spark[c]) return 0;
   LzpSparkEvent *s = &m->sparks[b->last_spark[c] - 1];
+  b->last_spark[c] = 0;
   s->id = lzp_u64(m->log, e, 0);
   s->id_known = 1;
   uint32_t site = lzp_u32(m->log, e, 8);
-  if (site && site <= m->n_sites && m->sites[site - 1].label) {
+  if (s->kind <= LZP_SP_OVERFLOW) {
+    if (remember_site(b, s->id, site) < 0) return -1;
+  } else if (!site) {
+    site = created_site(b, s->id);
+  }
+  LzpSite *slot = site_slot(b, site);
+  if (slot) {
     s->site = site;
-    m->sites[site - 1].counts[s->kind]++;
+    slot->counts[s->kind]++;
     m->has_site_info = 1;
   }
-  b->last_spark[c] = 0;
+  return 0;
 }
 
-/* Site ids are small numbers chosen by the runtime; site N is m->sites[N - 1]. */
 static int spark_site(Builder *b, const LzpEvent *e) {
   LzpModel *m = b->m;
-  uint32_t id = lzp_u32(m->log, e, 0);
-  if (id == 0 || id > (1u << 20) || e->len < 4) return 0; /* not a site we can index: ignored */
-  while (m->n_sites < id) {
-    if (grow((void **)&m->sites, &b->cap_sites, m->n_sites, sizeof *m->sites) < 0) return -1;
-    memset(&m->sites[m->n_sites++], 0, sizeof *m->sites);
-  }
-  LzpSite *site = &m->sites[id - 1];
+  if (e->len < 4) return 0;
+  LzpSite *site = site_slot(b, lzp_u32(m->log, e, 0));
+  if (!site) return 0;
   free(site->label);
   site->label = strndup((const char *)m->log->data + e->payload + 4, e->len - 4u);
   return site->label ? 0 : -1;
@@ -318,9 +413,11 @@ static int step(Builder *b, const LzpEvent *e) {
   case LZP_THREAD_LABEL:
     if (!(th = thread_get(b, lzp_u32(log, e, 0), t, c))) return -1;
     if (e->len > 4) {
-      size_t n = e->len - 4u < sizeof th->label - 1 ? e->len - 4u : sizeof th->label - 1;
-      memcpy(th->label, log->data + e->payload + 4, n);
-      th->label[n] = 0;
+      char *l = strndup((const char *)log->data + e->payload + 4, e->len - 4u < 47 ? e->len - 4u : 47);
+      if (!l) return -1;
+      if (th->label[0]) free((char *)th->label);
+      th->label = l[0] ? l : "";
+      if (!l[0]) free(l);
     }
     return 0;
   case LZP_RUN_THREAD:
@@ -329,7 +426,11 @@ static int step(Builder *b, const LzpEvent *e) {
     b->running[c] = th->tid;
     b->after_block[c] = 0;
     b->cur[c] = cap_state(b, c);
-    end_spark_run(b, c, t);
+    if (b->pending_run[c]) {
+      spark_pause(m, th, t);
+      th->spark = (uint32_t)b->pending_run[c];
+      b->pending_run[c] = 0;
+    }
     thread_enter(th, 1, t, c);
     th->cap = c;
     th->runs[c]++;
@@ -345,8 +446,9 @@ static int step(Builder *b, const LzpEvent *e) {
       b->blocked_tid[c] = th->tid;
       b->cur[c] = cap_state(b, c);
     }
-    end_spark_run(b, c, t);
-    th->stops[(size_t)c * LZP_N_STOP + (status < LZP_N_STOP ? status : 0)]++;
+    spark_pause(m, th, t);
+    if (status == 5) th->spark = 0;
+    if (count_stop(m, th, c, status < LZP_N_STOP ? status : 0) < 0) return -1;
     thread_enter(th, status == 5 ? 3 : lzp_stop_is_blocked(status) ? 2 : 0, t, c);
     if (status == 5) th->finished = t;
     return 0;
@@ -384,36 +486,43 @@ static int step(Builder *b, const LzpEvent *e) {
     return 0;
   default:
     if (e->type == log->spark_info_type && c >= 0)
-      spark_info(b, e, c);
+      return spark_info(b, e, c);
     else if (e->type == log->spark_site_type)
       return spark_site(b, e);
     return 0;
   }
 }
 
-int lzp_model_build(const LzpLog *log, LzpModel *m, char *err, size_t errlen) {
+int lzp_model_build(const LzpLog *log, LzpModel *m, unsigned opts, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
   m->log = log;
   int nc = m->n_caps = log->n_caps;
-  m->t_begin = log->n_ev ? log->ev[0].time : 0;
-  m->t_end = log->n_ev ? log->ev[log->n_ev - 1].time : 0;
-  Builder b = {.m = m, .map = {calloc(64, 4), calloc(64, 4), 64}};
+  m->t_begin = log->t_first;
+  m->t_end = log->t_last;
+  Builder b = {.m = m, .map = {calloc(64, 4), calloc(64, 4), 64},
+               .keep_iv = !(opts & LZP_NO_INTERVALS)};
   int ok = b.map.keys && b.map.vals && ALLOC(m->iv, nc) && ALLOC(m->n_iv, nc) &&
            ALLOC(m->cap_sparks, nc) && ALLOC(b.cap_iv, nc) && ALLOC(b.running, nc) &&
            ALLOC(b.in_gc, nc) && ALLOC(b.after_block, nc) && ALLOC(b.blocked_tid, nc) &&
            ALLOC(b.since, nc) && ALLOC(b.cur, nc) && ALLOC(b.seq, nc) && ALLOC(b.fifo, nc) &&
            ALLOC(b.fifo_head, nc) && ALLOC(b.fifo_n, nc) && ALLOC(b.fifo_cap, nc) &&
-           ALLOC(b.last_spark, nc) && ALLOC(b.pending_run, nc);
+           ALLOC(b.last_spark, nc) && ALLOC(b.pending_run, nc) &&
+           ALLOC(b.site_of, nc) && ALLOC(b.site_of_n, nc) && ALLOC(b.site_of_cap, nc);
   for (int c = 0; ok && c < nc; c++)
     b.since[c] = m->t_begin;
-  for (size_t i = 0; ok && i < log->n_ev; i++)
-    if (step(&b, &log->ev[i]) < 0) ok = 0;
+  LzpIter *it = ok ? lzp_iter_new(log) : NULL;
+  if (!it) ok = 0;
+  for (const LzpEvent *e; ok && (e = lzp_iter_next(it));)
+    if (step(&b, e) < 0) ok = 0;
+  lzp_iter_free(it);
   for (int c = 0; ok && c < nc; c++) {
-    end_spark_run(&b, c, m->t_end);
     if (cap_close(&b, c, m->t_end, 255, 0) < 0) ok = 0;
   }
   for (size_t i = 0; ok && i < m->n_threads; i++)
-    if (m->threads[i].st != 3) thread_enter(&m->threads[i], m->threads[i].st, m->t_end, -1);
+    if (m->threads[i].st != 3) {
+      spark_pause(m, &m->threads[i], m->t_end);
+      thread_enter(&m->threads[i], m->threads[i].st, m->t_end, -1);
+    }
   free(b.map.keys);
   free(b.map.vals);
   free(b.cap_iv);
@@ -432,6 +541,11 @@ int lzp_model_build(const LzpLog *log, LzpModel *m, char *err, size_t errlen) {
   free(b.fifo_cap);
   free(b.last_spark);
   free(b.pending_run);
+  for (int c = 0; b.site_of && c < nc; c++)
+    free(b.site_of[c]);
+  free(b.site_of);
+  free(b.site_of_n);
+  free(b.site_of_cap);
   if (!ok) {
     snprintf(err, errlen, "lzprof: out of memory while analysing the log");
     lzp_model_free(m);
@@ -448,7 +562,11 @@ void lzp_model_free(LzpModel *m) {
   for (size_t i = 0; i < m->n_arena; i++)
     free(m->arena[i]);
   free(m->arena);
+  for (size_t i = 0; i < m->n_threads; i++)
+    if (m->threads[i].label[0]) free((char *)m->threads[i].label);
   free(m->threads);
+  free(m->stop_keys);
+  free(m->stop_counts);
   free(m->sparks);
   free(m->cap_sparks);
   for (size_t i = 0; i < m->n_sites; i++)
@@ -482,10 +600,7 @@ static int lacks(const LzpModel *m, const char *cmd, const char *path, unsigned 
     return 1;
   }
   if (need & LZP_NEED_USER) {
-    int user = 0;
-    for (size_t i = 0; i < log->n_ev && !user; i++)
-      user = log->ev[i].type == LZP_USER_MSG || log->ev[i].type == LZP_USER_MARKER;
-    if (!user) {
+    if (!log->has_user) {
       fprintf(stderr,
               "lzprof %s: %s has no user checkpoints (USER_MSG/USER_MARKER events): the "
               "program called no Debug.Trace.traceEvent/traceMarker, or it ran without the "
@@ -503,7 +618,8 @@ int lzp_load(const char *cmd, const char *path, unsigned need, LzpLog *log, LzpM
     fprintf(stderr, "%s\n", err);
     return -1;
   }
-  if (lzp_model_build(log, m, err, sizeof err) < 0) {
+  if (lzp_model_build(log, m, need & LZP_LOAD_NO_INTERVALS ? LZP_NO_INTERVALS : 0, err,
+                      sizeof err) < 0) {
     fprintf(stderr, "%s\n", err);
     lzp_log_free(log);
     return -1;

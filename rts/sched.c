@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "eventlog.h"
+#include "spark_sites.h"
 #include "sparkpool.h"
 #if LZ_REPLAY
 #include "replay.h"
@@ -324,13 +325,20 @@ LzWord lz_prim_spark(LzCap *cap, LzWord box) {
     return 0;
   }
 #endif
-  if (lz_spark_new(pools[cap->cap_no], x, NULL) == LZ_SPARK_CREATED)
+  /* -lf: name the spark and its par site (spark_sites.h); the site is read first, as a
+   * thief may evaluate x as soon as it is pushed */
+  LzEvBuf *eb = cap->rest->ev_sparks;
+  uint32_t site = eb ? lz_spark_site(eb, x) : 0;
+  LzSparkId id;
+  LzSparkFate fate = lz_spark_new(pools[cap->cap_no], x, &id);
+  if (eb)
+    lz_spark_site_post(eb, id, site);
+  if (fate == LZ_SPARK_CREATED)
     notify(NULL);
   return 0;
 }
 
 static void spark_event(uint32_t capno, LzSparkEvent ev, LzSparkId id, uint32_t victim) {
-  (void)id;
   LzEvBuf *eb = lz_caps[capno]->rest->ev_sparks;
   switch (ev) {
   case LZ_SPARK_EV_CREATE: lz_ev_spark_create(eb); break;
@@ -341,6 +349,8 @@ static void spark_event(uint32_t capno, LzSparkEvent ev, LzSparkId id, uint32_t 
   case LZ_SPARK_EV_FIZZLE: lz_ev_spark_fizzle(eb); break;
   case LZ_SPARK_EV_GC: lz_ev_spark_gc(eb); break;
   }
+  if (ev >= LZ_SPARK_EV_RUN && eb) /* creations are named by lz_prim_spark */
+    lz_spark_site_post(eb, id, 0);
 }
 
 /* ---- errors in spark threads ------------------------------------------------------------- */

@@ -145,7 +145,10 @@ static void spark_info(int c, uint64_t id, uint32_t site, int kind) {
   sites[site][kind]++;
   Cap *k = ev(c, 1001, 12);
   put(k, id, 8);
-  put(k, site, 4);
+  /* as the runtime: events after the creation name site 0, "its creation's"; every
+   * other one names it, so both forms are read (the choice is a function of the id,
+   * not a draw, so the logs are the same as before apart from this field) */
+  put(k, kind <= 2 || (id & 1) ? site : 0, 4);
 }
 static void spark_ev(int c, uint16_t type, int kind, uint64_t id, uint32_t site) {
   ev(c, type, 0);

@@ -110,6 +110,19 @@ grep -q 'Main.pfib examples/pfib.lz:12:17' synthetic.sparks.txt || fail "synthet
 check_threads synthetic.eventlog
 check_timeline synthetic.eventlog synthetic
 grep -q 'Main.pfib examples/pfib.lz:12:17' synthetic.html || fail "synthetic.html: no site names"
+# Note [Reading in time order]: merging the capabilities' streams gives what sorting an
+# index of every event gives (LZPROF_INDEX=1 forces the index, used for unordered logs)
+for log in synthetic.eventlog "$here/fixtures/parprog-N2-lf.eventlog"; do
+  for cmd in "sparks --tsv" "threads --tsv" "export --chrome merge.json" "timeline -o merge.svg"; do
+    # shellcheck disable=SC2086
+    "$lzprof" $cmd "$log" >merge.out 2>&1; [ -f merge.json ] && cat merge.json >>merge.out; [ -f merge.svg ] && cat merge.svg >>merge.out
+    rm -f merge.json merge.svg
+    # shellcheck disable=SC2086
+    LZPROF_INDEX=1 "$lzprof" $cmd "$log" >index.out 2>&1; [ -f merge.json ] && cat merge.json >>index.out; [ -f merge.svg ] && cat merge.svg >>index.out
+    rm -f merge.json merge.svg
+    cmp -s merge.out index.out || fail "$log: lzprof $cmd differs between the stream merge and the sorted index"
+  done
+done
 echo "synthetic log: checked"
 
 # ---- 3. broken logs ----------------------------------------------------------------------
