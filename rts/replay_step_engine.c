@@ -129,7 +129,22 @@ static uint32_t closure_srcloc(LzWord closure) {
   return info && (info->type == LZ_THUNK || info->type == LZ_FUN) ? info->srcloc : 0;
 }
 
+/* Every claim's source, in a direct-mapped cache (later claims overwrite): what `where`
+ * shows for the update frames of thunks no event names. */
+#define RECENT_BITS 16
+static struct {
+  uint64_t id;
+  uint32_t srcloc;
+} recent[1u << RECENT_BITS];
+
+static uint32_t recent_srcloc(uint64_t id) {
+  size_t i = (size_t)((id * 0x9E3779B97F4A7C15ull) >> (64 - RECENT_BITS));
+  return recent[i].id == id ? recent[i].srcloc : 0;
+}
+
 void lz_step_claiming(LzCap *cap, LzWord *x, LzWord id) {
+  size_t i = (size_t)((id * 0x9E3779B97F4A7C15ull) >> (64 - RECENT_BITS));
+  recent[i].id = id, recent[i].srcloc = closure_srcloc((LzWord)x);
   if (!name_slot(&wanted, id, false)) return;
   Named *n = name_slot(&thunks, id, true);
   n->srcloc = closure_srcloc((LzWord)x);
@@ -449,7 +464,7 @@ static void show_frames(LzThread *t) {
       uint64_t tid = lz_replay_thunk_id((LzWord *)LZ_UNTAG(p[1]));
       Named *nm = tid ? name_slot(&thunks, tid, false) : NULL;
       lz_step_fmt_thunk(id, sizeof id, tid);
-      const char *loc = nm ? lz_step_srcloc(nm->srcloc) : NULL;
+      const char *loc = lz_step_srcloc(nm ? nm->srcloc : tid ? recent_srcloc(tid) : 0);
       say("T   #%d update thunk %s%s%s\n", k, tid ? id : "(runtime)", loc ? "  at " : "", loc ? loc : "");
       break;
     }
