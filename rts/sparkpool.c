@@ -265,6 +265,13 @@ bool lz_spark_find(LzSparkPool *const *pools, uint32_t n, uint32_t self, LzSpark
  * oldest first, so the order thieves see is unchanged. Clearing is safe: the pool is
  * empty, so a thief that read a cleared slot fails its CAS, and the refill's slot
  * writes come after the clearing in the owner's order. */
+void lz_spark_pool_prune_after_gc(LzSparkPool *p) {
+  uint64_t gc = GC_get_gc_no(); /* unsynchronised read: a stale count only delays a prune */
+  if (gc == p->pruned_gc) return;
+  p->pruned_gc = gc;
+  if (lz_spark_pool_size(p) > 0) lz_spark_pool_prune(p, false, NULL);
+}
+
 void lz_spark_pool_prune(LzSparkPool *p, bool at_exit, bool (*fizzled)(LzWord closure)) {
   if (!fizzled)
     fizzled = lz_spark_fizzled;

@@ -84,6 +84,7 @@ typedef struct LzSparkPool {
   uint64_t seq;         /* par# calls so far on this capability (Note [Spark ids])     */
   LzSparkCounters counters; /* written only by the owner (see lz_spark_find)          */
   LzSpark *scratch;     /* lz_spark_pool_prune's buffer, uncollectable, made on demand */
+  uint64_t pruned_gc;   /* Boehm's collection count at the last lz_spark_pool_prune_after_gc */
 } LzSparkPool;
 
 /* The capacity of a pool for +RTS -e<requested>: the smallest power of two strictly
@@ -145,6 +146,9 @@ bool lz_spark_find(LzSparkPool *const *pools, uint32_t n, uint32_t self, LzSpark
  * with `at_exit` the remaining ones are dropped too and counted as GC'd (Note [GC'd
  * sparks]); otherwise they stay, in their order. Thieves may steal concurrently. */
 void lz_spark_pool_prune(LzSparkPool *p, bool at_exit, bool (*fizzled)(LzWord closure));
+/* Owner only: prune (not at exit) if a collection has happened since the last call. The
+ * pool is a root, so evaluated sparks would keep their values alive (Note [GC'd sparks]). */
+void lz_spark_pool_prune_after_gc(LzSparkPool *p);
 
 /* ---- statistics --------------------------------------------------------------------- */
 
