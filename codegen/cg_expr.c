@@ -121,6 +121,9 @@ static void replay_claimed(CgFn *f, LLVMValueRef t) {
   LLVMPositionBuilderAtEnd(cg->b, post);
   LLVMTypeRef ty;
   LLVMValueRef fn = replay_fn(cg, "lz_replay_claimed", cg->t_void, &ty);
+  /* cap->hook_sp = sp: the stack the stepper shows at this claim (Note [Stepper]) */
+  LLVMValueRef slot = LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, f->cap, (LLVMValueRef[]){cg_word(cg, offsetof(LzCap, hook_sp))}, 1, "");
+  LLVMBuildStore(cg->b, f->sp, LLVMBuildBitCast(cg->b, slot, LLVMPointerType(cg->t_wordp, 0), ""));
   LLVMValueRef args[2] = {f->cap, t};
   LLVMBuildCall2(cg->b, ty, fn, args, 2, "");
   LLVMBuildBr(cg->b, done);

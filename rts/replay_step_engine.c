@@ -38,6 +38,7 @@ static LzBreak *breaks;
 static size_t nbreaks;
 static int cur_cap = -1;      /* capability of the current event */
 static bool sp_saved;         /* its thread's saved stack pointer is current (not mid-slice) */
+static LzStepEvKind cur_kind; /* the current event's kind */
 
 /* ---- the threads of the recording, from its events --------------------------------------- */
 
@@ -444,10 +445,11 @@ static bool plausible_info(LzWord w) {
   return w && !(w & 7) && (char *)w >= __executable_start && (char *)w < _end;
 }
 
-static void show_frames(LzThread *t) {
+static void show_frames(LzThread *t, LzWord *sp) {
   LzWord *top = t->stack + t->stack_words;
+  if (sp < t->stack || sp > top) sp = t->sp;
   int k = 0;
-  for (LzWord *p = t->sp; p && p < top && k < 40; k++) {
+  for (LzWord *p = sp; p && p < top && k < 40; k++) {
     if (!plausible_info(p[0])) {
       say("T   (frames below are not readable)\n");
       return;
@@ -488,10 +490,13 @@ static void where(void) {
   }
   say("T thread %u on cap %d\n", tid, cur_cap);
   LzThread *t = lz_rpl_thread(tid);
-  if (!t || (tinfo[tid].state == T_RUNNING && !sp_saved))
+  LzCap *cap = lz_caps[cur_cap];
+  if (t && cur_kind == LZ_SEV_CLAIM && cap->hook_sp) /* claims: sp from generated code */
+    show_frames(t, cap->hook_sp);
+  else if (!t || (tinfo[tid].state == T_RUNNING && !sp_saved))
     say("T   (running: its frames are shown where it stops or blocks, e.g. after `next`)\n");
   else
-    show_frames(t);
+    show_frames(t, t->sp);
 #if LZ_PROF
   LzCCS *s = atomic_load(&lz_prof_caps[cur_cap].ccs);
   say("T cost-centre stack:");
@@ -597,7 +602,7 @@ void lz_step_event(LzEvBuf *eb, uint16_t type) {
   cur_cap = (int)c;
   /* events in the middle of a slice, posted from generated code: the thread's sp is in a
    * register; at the others it is saved (or the thread is not running) */
-  LzStepEvKind k = lz_step_ev_kind(e.type, e.payload, e.len);
+  LzStepEvKind k = cur_kind = lz_step_ev_kind(e.type, e.payload, e.len);
   sp_saved = k != LZ_SEV_CLAIM && k != LZ_SEV_TRACE && k != LZ_SEV_MARKER && k != LZ_SEV_WAKEUP;
   update_model(c, &e);
   char what[400];

@@ -123,6 +123,8 @@ struct LzCap {
                                           through word 0; fl[0] unused                 */
   /* offset 32 + 8*(LZ_FL_MAX+1) = 168: runtime-private fields follow */
   struct LzCapPriv *rest;
+  LzWord *hook_sp;          /* offset 176, -replay: sp when generated code last called a
+                                          replay hook (the stepper's `where` at a claim) */
 };
 
 /* Inline allocation of g granules (1 <= g <= LZ_FL_MAX), what generated code emits:
