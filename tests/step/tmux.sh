@@ -12,6 +12,7 @@ mkdir -p "$OUT" && cd "$OUT" || exit 1
 "$LZC" -O1 -replay "$HERE/pfib.lz" -o pfib || exit 1
 ./pfib +RTS -N2 --record=pfib.lzr -RTS >recorded.out || exit 1
 
+export TERM=${TERM:-xterm} # tmux itself needs one, even detached
 SOCK=lzstep$$
 T() { tmux -L "$SOCK" "$@"; }
 trap 'T kill-server 2>/dev/null' EXIT
