@@ -204,9 +204,9 @@ static int ap_thunk_arity(const StgRhs *rhs);
 static int closure_words(Cg *cg, StgRhs *rhs) {
   int ap = ap_thunk_arity(rhs);
   if (ap) return 3 + ap + cg_prof_thunk_extra(cg);
-  switch (rhs->kind) {
-  case STG_CON: return 1 + rhs->nargs;
-  case STG_FUN: return 1 + rhs->nfvs;
+  switch (rhs->kind) { /* -prof: every heap closure ends with its cost-centre stack */
+  case STG_CON: return 1 + rhs->nargs + cg_prof_thunk_extra(cg);
+  case STG_FUN: return 1 + rhs->nfvs + cg_prof_thunk_extra(cg);
   case STG_THUNK: return 2 + rhs->nfvs + cg_prof_thunk_extra(cg);
   }
   return 2;
@@ -218,9 +218,10 @@ LLVMValueRef cg_build_con(CgFn *f, CoreDataCon *c, StgAtom *args, int nargs) {
   if (nargs == 0) return cg_const_ptr_word(cg, cg_nullary_closure(cg, c), tag);
   LLVMValueRef vals[nargs > 0 ? nargs : 1];
   for (int i = 0; i < nargs; i++) vals[i] = cg_atom(f, &args[i]);
-  LLVMValueRef p = cg_alloc(f, 1 + nargs);
+  LLVMValueRef p = cg_alloc(f, 1 + nargs + cg_prof_thunk_extra(cg));
   cg_store(f, p, 0, cg_const_ptr_word(cg, cg_con_info(cg, c), 0));
   for (int i = 0; i < nargs; i++) cg_store(f, p, 8 * (1 + i), vals[i]);
+  if (cg->opts.prof) cg_store(f, p, 8 * (1 + nargs), cg_prof_current(f)); /* for -hc */
   cg_count_alloc(f, LZ_GRANULE_BYTES * LZ_WORDS_TO_GRANULES(1 + nargs));
   return LLVMBuildOr(cg->b, p, cg_word(cg, tag), "con");
 }
@@ -287,7 +288,7 @@ static void let_closures(CgFn *f, StgExpr *e) {
     addr[i] = cg_alloc(f, words);
     at[i] = bytes;
     /* counted without the -prof way's stack word: "excludes profiling overheads" */
-    int prof_words = rhs->kind == STG_THUNK ? cg_prof_thunk_extra(cg) : 0;
+    int prof_words = cg_prof_thunk_extra(cg);
     bytes += LZ_GRANULE_BYTES * LZ_WORDS_TO_GRANULES(words - prof_words);
     int tag = rhs->kind == STG_CON ? cg_con_ptr_tag(rhs->con) : rhs->kind == STG_FUN ? 1 : 0;
     vi->tag = tag;
@@ -306,6 +307,7 @@ static void let_closures(CgFn *f, StgExpr *e) {
     if (rhs->kind == STG_CON) {
       cg_store(f, addr[i], 0, cg_const_ptr_word(cg, cg_con_info(cg, rhs->con), 0));
       for (int j = 0; j < rhs->nargs; j++) cg_store(f, addr[i], 8 * (1 + j), cg_atom(f, &rhs->args[j]));
+      if (cg->opts.prof) cg_store(f, addr[i], 8 * (1 + rhs->nargs), cg_prof_current(f));
       continue;
     }
     int ap = ap_thunk_arity(rhs);
@@ -325,7 +327,7 @@ static void let_closures(CgFn *f, StgExpr *e) {
       base = 2;
     }
     for (int j = 0; j < rhs->nfvs; j++) cg_store(f, addr[i], 8 * (base + j), cg_lookup(f, rhs->fvs[j]));
-    if (cg->opts.prof && rhs->kind == STG_THUNK) cg_store(f, addr[i], 8 * (2 + rhs->nfvs), cg_prof_current(f));
+    if (cg->opts.prof) cg_store(f, addr[i], 8 * (base + rhs->nfvs), cg_prof_current(f));
   }
   cg_count_alloc(f, bytes);
 }

@@ -84,12 +84,22 @@ static const LzInfo *as_info(LzWord w) {
   return NULL;
 }
 
-/* The stack a thunk (or the thunk a BLACKHOLE is being evaluated from) carries. */
+/* The stack a closure carries: generated code ends every heap thunk, constructor and
+ * function of the -prof way with the stack current at its allocation (a thunk's info size
+ * counts that word, a constructor's or function's does not). Objects the runtime makes
+ * have none: a zero word there (objects are allocated cleared), or no room. */
 static LzCCS *object_ccs(const LzWord *x, size_t words, const LzInfo *info) {
   if (info->type == LZ_BLACKHOLE && !(info = as_info(x[1])))
     return NULL; /* the owner or (replay way) a thunk id in the spare word: unknown size */
-  if (info->type != LZ_THUNK || info->size < 2 || info->size >= words) return NULL;
-  LzCCS *c = (LzCCS *)x[info->size];
+  size_t at;
+  if (info->type == LZ_THUNK && info->size >= 2)
+    at = info->size;
+  else if (info->type == LZ_CON || info->type == LZ_FUN)
+    at = 1 + (size_t)info->size;
+  else
+    return NULL;
+  if (at >= words) return NULL;
+  LzCCS *c = (LzCCS *)x[at];
   return lz_prof_is_ccs(c) ? c : NULL;
 }
 
