@@ -468,6 +468,18 @@ static int step(Builder *b, const LzpEvent *e) {
   case LZP_GC_END:
     if (c < 0) return 0;
     if (cap_close(b, c, t, 255, 0) < 0) return -1;
+    /* Lz's collections stop threads without a STOP_THREAD (Boehm stops the world): the
+     * running thread is paused (state 3, counted nowhere) while its capability is in GC,
+     * so its running time is the capability's, as in GHC's logs. */
+    if (b->running[c]) {
+      uint8_t from = e->type == LZP_GC_START ? 1 : 3, to = e->type == LZP_GC_START ? 3 : 1;
+      LzpThread *rt = thread_get(b, b->running[c], t, c);
+      if (!rt) return -1;
+      if (rt->st == from) {
+        if (from == 1) spark_pause(b->m, rt, t); /* its spark's run time stops too */
+        thread_enter(rt, to, t, c);
+      }
+    }
     b->in_gc[c] = e->type == LZP_GC_START;
     b->cur[c] = cap_state(b, c);
     return 0;

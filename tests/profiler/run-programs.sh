@@ -86,6 +86,16 @@ done
 grep -q '"name":"high half sorted","cat":"traceMarker"' marks.chrome.json || fail "chrome: no marker event"
 echo "export: checked"
 
+# Threads' running time is their capabilities' running time, also across collections
+# (Boehm stops threads without a STOP_THREAD; the model pauses them): marks allocates
+# enough at -N2 -A1m for collections to fall inside threads' runs.
+./marks +RTS -N2 -A1m -l -olgc.eventlog -RTS >/dev/null
+"$lzprof" threads gc.eventlog --tsv | awk -F'\t' '
+  $1 == "capability_running_ns" { caprun = $2 } $1 == "total" { run = $4 }
+  END { if (run != caprun) { print "threads: running " run " != capabilities running " caprun; exit 1 } }' ||
+  fail "threads: running time differs from the capabilities' across collections"
+echo "threads across collections: checked"
+
 # ---- 3. replay logs --------------------------------------------------------------------------
 "$genrpl" marks.eventlog marks.lzr --piece 1000 2>/dev/null
 "$lzprof" eventlog marks.lzr -o back.eventlog || fail "eventlog marks.lzr"
