@@ -262,6 +262,11 @@ _HUMAN = [
     ("gc_cpu", r"GC\s+time\s+([\d.]+)s"),
     ("total_cpu", r"Total\s+time\s+([\d.]+)s"),
     ("total_wall", r"Total\s+time\s+[\d.]+s\s+\(\s*([\d.]+)s elapsed\)"),
+    ("init_cpu", r"INIT\s+time\s+([\d.]+)s"),
+    ("init_wall", r"INIT\s+time\s+[\d.]+s\s+\(\s*([\d.]+)s elapsed\)"),
+    ("mut_wall", r"MUT\s+time\s+[\d.]+s\s+\(\s*([\d.]+)s elapsed\)"),
+    ("gc_wall", r"GC\s+time\s+[\d.]+s\s+\(\s*([\d.]+)s elapsed\)"),
+    ("exit_wall", r"EXIT\s+time\s+[\d.]+s\s+\(\s*([\d.]+)s elapsed\)"),
 ]
 
 _MACHINE = {
@@ -280,7 +285,8 @@ def parse_rts_stats(text: str) -> Dict[str, float]:
     """Allocation, maximum residency and times from an RTS statistics file, in either
     GHC's machine-readable form (`-t --machine-readable`: a list of string pairs) or
     the human `-s` summary (GHC's layout, which Lz's runtime follows). Keys: alloc,
-    copied, maxres, gcs, mut_cpu, gc_cpu, total_cpu, total_wall; missing ones absent."""
+    copied, maxres, gcs, mut_cpu, gc_cpu, total_cpu, total_wall (and from the human
+    form init_cpu, init_wall, mut_wall, gc_wall, exit_wall); missing ones absent."""
     out: Dict[str, float] = {}
     pairs = re.findall(r'\("([^"]*)",\s*"([^"]*)"\)', text)
     if pairs:

@@ -17,6 +17,7 @@ import io
 import math
 import os
 import platform
+import statistics
 import subprocess
 import time
 from dataclasses import dataclass
@@ -94,8 +95,9 @@ def time_col(label: str, header: str, group: str = "time", per_n: str = "all") -
 
 
 def ratio_col(num: str, den: str, header: str, group: str = "time", per_n: str = "all",
-              value: Callable[[Series], Optional[float]] = lambda s: s.median()) -> Column:
-    """value(num) / value(den), geometric mean in the summary row."""
+              value: Callable[[Series], Optional[float]] = lambda s: s.median(),
+              fmt: str = "%.2f", summary: str = "geomean") -> Column:
+    """value(num) / value(den), geometric mean (or `summary`) in the summary row."""
     def cell(res, n):
         a, b = res.get(num, n), res.get(den, n)
         if a is None or b is None:
@@ -103,8 +105,8 @@ def ratio_col(num: str, den: str, header: str, group: str = "time", per_n: str =
         va, vb = value(a), value(b)
         if va is None or vb is None or vb <= 0:
             return Cell("-")
-        return Cell("%.2f" % (va / vb), va / vb)
-    return Column(header, cell, per_n, "geomean", group)
+        return Cell(fmt % (va / vb), va / vb)
+    return Column(header, cell, per_n, summary, group)
 
 
 def speedup_col(label: str, header: str, base_n: Optional[int], group: str = "speedup") -> Column:
@@ -192,7 +194,25 @@ def summarize(kind: Optional[str], nums: List[float]) -> str:
         return "%.2f" % math.exp(sum(math.log(x) for x in nums) / len(nums))
     if kind == "max":
         return "%.2f" % max(nums)
+    if kind == "median":
+        return "%.2f" % statistics.median(nums)
     return ""
+
+
+def median_and_worst(results: List[ProgramResult], col: Column,
+                     n: Optional[int]) -> Optional[Tuple[float, float, str, int, int]]:
+    """Over the programs: (median, maximum, the program with the maximum, programs
+    with a number, programs) of a column's numbers at N=n; None when none has one."""
+    vals = []
+    for r in results:
+        c = col.cell(r, n)
+        if c.number is not None:
+            vals.append((c.number, r.program.name))
+    if not vals:
+        return None
+    worst = max(vals)
+    return (statistics.median(v for v, _ in vals), worst[0], worst[1], len(vals),
+            len(results))
 
 
 @dataclass
@@ -217,7 +237,8 @@ def make_tables(results: List[ProgramResult], columns: List[Column],
         summ = None
         kinds = sorted({c.summary for (_h, c, _n) in mine if c.summary})
         if kinds:
-            label = " / ".join({"geomean": "geo. mean", "max": "maximum"}[k] for k in kinds)
+            label = " / ".join({"geomean": "geo. mean", "max": "maximum",
+                                "median": "median"}[k] for k in kinds)
             summ = [label] + [
                 summarize(c.summary, [row[i + 1].number for row in rows])
                 for i, (_h, c, _n) in enumerate(mine)]
@@ -231,6 +252,9 @@ GROUP_TITLES = {
     "memory": "Allocation and maximum residency (median of the runs)",
     "cpu": "CPU time (user + system), seconds, median of the runs",
     "build": "Build",
+    "replay": "Record and replay (lzc -replay): rec/lzc = record overhead, rpl/rec = replay "
+              "time over record time (medians); compressed log bytes per event, of the whole "
+              "file and without its header frame (median of the runs)",
 }
 
 
@@ -294,11 +318,13 @@ RAW_FIELDS = ["program", "config", "N", "status", "reason", "runs", "median_s", 
               "max_s", "times_s", "cpu_s", "alloc_bytes", "maxres_bytes", "gcs", "build_s"]
 
 
-def raw_csv(results: List[ProgramResult], labels: List[str], ns: List[Optional[int]]) -> str:
-    """One line per program, configuration and N with every measurement."""
+def raw_csv(results: List[ProgramResult], labels: List[str], ns: List[Optional[int]],
+            extra_stats: Tuple[str, ...] = ()) -> str:
+    """One line per program, configuration and N with every measurement (and the
+    medians of the run statistics extra_stats, e.g. a recorded log's size)."""
     buf = io.StringIO()
     w = csv.writer(buf)
-    w.writerow(RAW_FIELDS)
+    w.writerow(RAW_FIELDS + list(extra_stats))
 
     def num(x, f="%.6g"):
         return "" if x is None else f % x
@@ -321,7 +347,8 @@ def raw_csv(results: List[ProgramResult], labels: List[str], ns: List[Optional[i
                     num(s.stat("alloc") if runs else None, "%d"),
                     num(s.stat("maxres") if runs else None, "%d"),
                     num(s.stat("gcs") if runs else None, "%d"),
-                    num(b.seconds if b else None, "%.3f")])
+                    num(b.seconds if b else None, "%.3f")]
+                    + [num(s.stat(k) if runs else None) for k in extra_stats])
     return buf.getvalue()
 
 
@@ -383,19 +410,24 @@ def git_describe(repo: str) -> str:
 
 def write_outputs(out_dir: str, title: str, header_lines: List[str], tables: List[Table],
                   results: List[ProgramResult], columns: List[Column], labels: List[str],
-                  ns: List[Optional[int]]) -> List[str]:
-    """results.md, table.txt, table.csv and results.csv in out_dir; returns their paths."""
+                  ns: List[Optional[int]], notes: Optional[List[str]] = None,
+                  extra_stats: Tuple[str, ...] = ()) -> List[str]:
+    """results.md, table.txt, table.csv and results.csv in out_dir; returns their paths.
+    notes: lines printed after the tables (a summary); extra_stats: see raw_csv."""
     os.makedirs(out_dir, exist_ok=True)
     fails = failures_text(results)
     md = ["# " + title, ""] + ["- " + l for l in header_lines] + [""] + [render_markdown(tables)]
+    if notes:
+        md += notes + [""]
     if fails:
         md += ["### Failures", ""] + ["- " + f for f in fails] + [""]
     paths = {
         "results.md": "\n".join(md),
         "table.txt": "\n".join(header_lines) + "\n\n" + render_text(tables)
+                     + ("\n".join(notes) + "\n\n" if notes else "")
                      + ("\nFailures:\n" + "\n".join("  " + f for f in fails) + "\n" if fails else ""),
         "table.csv": table_csv(results, columns, ns),
-        "results.csv": raw_csv(results, labels, ns),
+        "results.csv": raw_csv(results, labels, ns, extra_stats),
     }
     written = []
     for name, text in paths.items():

@@ -29,6 +29,18 @@ class Config:
     compiler: Compiler
     build_flags: List[str]
     rts_flags: Callable[[Optional[int]], List[str]] = lambda n: [] if n is None else ["-N%d" % n]
+    # A recording configuration: record(path) are the RTS flags that make the run
+    # write its log to path (one log per run, kept under runs/); log_stats(path), when
+    # given, measures a recorded log (size, events) into the run's stats.
+    record: Optional[Callable[[str], List[str]]] = None
+    log_stats: Optional[Callable[[str], Dict[str, float]]] = None
+    # A replaying configuration: replays = the label of the recording configuration
+    # whose log of the same round (check run, timed run i, same N) this one replays;
+    # replay(path) are its RTS flags (replacing rts_flags: the log gives -N). It runs
+    # without the program's arguments (the log restores them) and only after that
+    # recording succeeded; exit status 3 (divergence) is that run's failure.
+    replays: Optional[str] = None
+    replay: Optional[Callable[[str], List[str]]] = None
 
 
 @dataclass
@@ -154,17 +166,57 @@ class Runner:
         return os.path.join(self.out_dir, "build", key, prog.name)
 
     def command(self, exe: str, prog: Program, cfg: Config, n: Optional[int],
-                stats_file: str) -> List[str]:
-        rts = cfg.rts_flags(n) + cfg.compiler.stats_rts_flags(stats_file)
+                stats_file: str, log: Optional[str] = None) -> List[str]:
+        stats = cfg.compiler.stats_rts_flags(stats_file)
+        if cfg.replays:
+            return [exe, "+RTS"] + cfg.replay(log) + stats + ["-RTS"]
+        rts = cfg.rts_flags(n) + (cfg.record(log) if cfg.record else []) + stats
         return [exe] + prog.args[self.size] + ["+RTS"] + rts + ["-RTS"]
 
-    def run_once(self, prog: Program, cfg: Config, n: Optional[int], tag: str) -> RunResult:
+    def run_once(self, prog: Program, cfg: Config, n: Optional[int], tag: str,
+                 round_: int = 0) -> RunResult:
+        """One run; round_ names it among the rounds of one N (0: the check run), so
+        that a replaying configuration finds the log its recorder wrote in that round."""
         exe = self.builds_cache[self.build_dir(prog, cfg)].exe
         work = os.path.join(self.out_dir, "runs", prog.name, cfg.label)
         stats = os.path.join(work, tag + ".stats")
         os.makedirs(work, exist_ok=True)
-        return measure.run(self.command(exe, prog, cfg, n, stats), self.timeout, work,
-                           stats, tag)
+        log = None
+        if cfg.replays:
+            log = self.logs.get((prog.name, cfg.replays, n, round_))
+            if log is None:
+                return RunResult(0.0, failure="no recording (%s failed in this round)"
+                                 % cfg.replays)
+        elif cfg.record:
+            log = self.log_path(prog, cfg, n, round_)
+            if os.path.exists(log):
+                os.unlink(log)
+        r = measure.run(self.command(exe, prog, cfg, n, stats, log), self.timeout, work,
+                        stats, tag)
+        if cfg.replays and r.failure and r.failure.startswith("exit 3:"):
+            r.failure = "replay diverged (exit 3)" + r.failure[len("exit 3"):]
+        return r
+
+    def log_path(self, prog: Program, cfg: Config, n: Optional[int], round_: int) -> str:
+        """Where a recording configuration's run writes its log: runs/PROG/LABEL/
+        check-N2.lzr, run1-N2.lzr, ..."""
+        name = "check" if round_ == 0 else "run%d" % round_
+        return os.path.join(self.out_dir, "runs", prog.name, cfg.label,
+                            "%s%s.lzr" % (name, n_text(n).replace(" ", "")))
+
+    def recorded(self, prog: Program, cfg: Config, n: Optional[int], round_: int,
+                 r: RunResult) -> None:
+        """A run of a recording configuration passed: its log may be replayed and is
+        measured."""
+        if not cfg.record:
+            return
+        log = self.log_path(prog, cfg, n, round_)
+        if not os.path.isfile(log):
+            r.failure = "no log written (%s)" % os.path.basename(log)
+            return
+        self.logs[(prog.name, cfg.label, n, round_)] = log
+        if cfg.log_stats:
+            r.stats.update(cfg.log_stats(log))
 
     def bench_program(self, prog: Program, index: int, total: int) -> ProgramResult:
         res = ProgramResult(prog)
@@ -193,6 +245,9 @@ class Runner:
                     why = "no expected output (%s)" % os.path.relpath(exp_path or "?")
                 else:
                     why = measure.compare_output(r.stdout, expected)
+            if why is None:
+                self.recorded(prog, cfg, self.ns[0], 0, r)
+                why = r.failure
             res.checks[cfg.label] = why
         live = [c for c in live if not res.checks[c.label]]
         if self.check_only:
@@ -207,8 +262,11 @@ class Runner:
                         continue
                     self.progress.show("%s  %s%s  run %d of %d" % (head, cfg.label, n_text(n),
                                                                    i + 1, self.runs), True)
-                    r = self.run_once(prog, cfg, n, "run")
+                    r = self.run_once(prog, cfg, n, "run", i + 1)
                     why = r.failure or measure.compare_output(r.stdout, expected)
+                    if not why:
+                        self.recorded(prog, cfg, n, i + 1, r)
+                        why = r.failure
                     if why:
                         s.failure = "%s (run %d%s)" % (why, i + 1, n_text(n))
                         continue
@@ -221,6 +279,7 @@ class Runner:
 
     def run_all(self, progs: List[Program]) -> List[ProgramResult]:
         self.builds_cache: Dict[str, BuildResult] = {}
+        self.logs: Dict[Tuple[str, str, Optional[int], int], str] = {}
         started = time.time()
         results = []
         for i, p in enumerate(progs, 1):
@@ -235,6 +294,7 @@ class Runner:
         """Build with cfg (GHC) and store each program's output as its expected output.
         Returns the number of failures."""
         self.builds_cache = {}
+        self.logs = {}
         failures = 0
         for i, p in enumerate(progs, 1):
             head = "[%d/%d] %s" % (i, len(progs), p.name)
