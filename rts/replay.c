@@ -120,7 +120,7 @@ static void record_start(int argc, char **argv) {
   const char *path = path_or_default(name, sizeof name);
   LzReplayHeader h;
   memset(&h, 0, sizeof h);
-  if (lz_sha256_file("/proc/self/exe", h.exe_hash, err, sizeof err) != 0)
+  if (lz_exe_identity(h.exe_hash, err, sizeof err) != 0)
     lz_die(1, "--record: %s", err);
   ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
   exe[k > 0 ? k : 0] = 0;

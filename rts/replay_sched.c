@@ -147,7 +147,7 @@ static int by_time(const void *a, const void *b) {
 void lz_rpl_load(const char *path) {
   uint8_t self[LZ_SHA256_BYTES];
   char err[2048];
-  if (lz_sha256_file("/proc/self/exe", self, err, sizeof err) != 0)
+  if (lz_exe_identity(self, err, sizeof err) != 0)
     lz_rpl_fail("--replay: %s", err);
   reader = lz_replay_open(path, self, err, sizeof err);
   if (!reader) lz_rpl_fail("%s", err);

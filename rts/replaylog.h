@@ -56,6 +56,10 @@ void lz_sha256(const void *data, size_t n, uint8_t out[LZ_SHA256_BYTES]);
 /* Hash of a whole file (e.g. "/proc/self/exe"), what `sha256sum` prints. Returns 0, or -1
  * with a message "PATH: cannot open: ..." in err. */
 int lz_sha256_file(const char *path, uint8_t out[LZ_SHA256_BYTES], char *err, size_t errlen);
+/* What a replay log identifies the running executable by: its ELF build id (the linker's
+ * hash of the linked bytes, read from memory), zero-padded; without one, the SHA-256 of
+ * /proc/self/exe. Reading and hashing the file cost 4-7 ms at every start (-replay way). */
+int lz_exe_identity(uint8_t out[LZ_SHA256_BYTES], char *err, size_t errlen);
 /* 64 lower-case hex digits and a NUL. */
 void lz_sha256_hex(const uint8_t hash[LZ_SHA256_BYTES], char hex[2 * LZ_SHA256_BYTES + 1]);
 
@@ -67,7 +71,7 @@ void lz_sha256_hex(const uint8_t hash[LZ_SHA256_BYTES], char hex[2 * LZ_SHA256_B
 /* What a recording is tied to. String lists are `n` pointers to NUL-terminated strings.
  * In a header returned by the reader everything points into the reader's memory. */
 typedef struct LzReplayHeader {
-  uint8_t exe_hash[LZ_SHA256_BYTES]; /* SHA-256 of the recorded executable's file */
+  uint8_t exe_hash[LZ_SHA256_BYTES]; /* the recorded executable's lz_exe_identity */
   uint32_t ncaps;                    /* number of capabilities (-N) */
   const char *exe_path;              /* where the executable was (for messages); may be NULL */
   int argc;                          /* the whole command line, as the event log's */

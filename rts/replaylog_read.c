@@ -161,8 +161,8 @@ static int read_header(LzReplayReader *r, const uint8_t *expect_hash) {
     lz_sha256_hex(r->hdr.exe_hash, theirs);
     lz_sha256_hex(expect_hash, mine);
     return fail(r,
-                "recorded by a different binary: the log's executable%s%s has SHA-256 %s, "
-                "this one has %s",
+                "recorded by a different binary: the log's executable%s%s has identity "
+                "(build id or SHA-256) %s, this one has %s",
                 r->hdr.exe_path ? " " : "", r->hdr.exe_path ? r->hdr.exe_path : "", theirs, mine);
   }
   r->in_file_off = r->frame_file_off = 8 + (uint64_t)n;

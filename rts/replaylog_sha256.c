@@ -9,7 +9,9 @@
  * replaying. See docs/notes/replay-log.md.
  */
 #include <errno.h>
+#include <elf.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -124,6 +126,44 @@ int lz_sha256_file(const char *path, uint8_t out[LZ_SHA256_BYTES], char *err, si
   close(fd);
   lz_sha256_final(&s, out);
   return 0;
+}
+
+/* The running executable's ELF build id (NT_GNU_BUILD_ID in a PT_NOTE segment of the main
+ * program), found in memory: no file read. */
+typedef struct BuildId {
+  uint8_t *out;
+  size_t n;
+} BuildId;
+
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size;
+  BuildId *b = arg;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_NOTE) continue;
+    const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+    while (p + sizeof(ElfW(Nhdr)) <= end) {
+      const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+      const uint8_t *name = p + sizeof *nh, *desc = name + ((nh->n_namesz + 3) & ~3u);
+      if (desc + nh->n_descsz > end) break;
+      if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(name, "GNU", 4) &&
+          nh->n_descsz >= 8 && nh->n_descsz <= LZ_SHA256_BYTES) {
+        memcpy(b->out, desc, nh->n_descsz);
+        b->n = nh->n_descsz;
+        return 1;
+      }
+      p = desc + ((nh->n_descsz + 3) & ~3u);
+    }
+  }
+  return 1; /* the first object is the main program: stop there */
+}
+
+int lz_exe_identity(uint8_t out[LZ_SHA256_BYTES], char *err, size_t errlen) {
+  memset(out, 0, LZ_SHA256_BYTES);
+  BuildId b = {out, 0};
+  dl_iterate_phdr(find_build_id, &b);
+  if (b.n) return 0;
+  return lz_sha256_file("/proc/self/exe", out, err, errlen);
 }
 
 void lz_sha256_hex(const uint8_t hash[LZ_SHA256_BYTES], char hex[2 * LZ_SHA256_BYTES + 1]) {
