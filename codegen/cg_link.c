@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cg_priv.h"
+#include "cg_split.h"
 
 extern char **environ;
 
@@ -54,13 +55,27 @@ const char *cg_find_runtime_way(const char *exe_dir, const char *archive, const 
 }
 
 bool cg_link(const char *object, const char *output, const char *runtime, char **err) {
+  return cg_link_objects(&object, 1, output, runtime, err);
+}
+
+/* The objects (the program's, then the cached library part's: cg_split.h) come first, so
+ * the runtime archive resolves what they use. */
+bool cg_link_objects(const char *const *objects, int n, const char *output, const char *runtime,
+                     char **err) {
   const char *cc = getenv("CC");
   if (!cc || !*cc) cc = "cc";
   /* LZC_LINK_FLAGS: extra words for the link (e.g. -fsanitize=thread with CC=clang) */
-  const char *argv[16] = {cc, object, "-o", output, runtime, "-lgc", "-lgmp", "-lzstd", "-lm", "-lpthread"};
-  int argc = 10;
+  if (n < 1 || n > 4) {
+    if (err) *err = lz_fmt("cannot link %d objects", n);
+    return false;
+  }
+  const char *argv[20] = {cc};
+  int argc = 1;
+  for (int i = 0; i < n; i++) argv[argc++] = objects[i];
+  const char *rest[] = {"-o", output, runtime, "-lgc", "-lgmp", "-lzstd", "-lm", "-lpthread"};
+  for (size_t i = 0; i < sizeof rest / sizeof *rest; i++) argv[argc++] = rest[i];
   char *extra = getenv("LZC_LINK_FLAGS") ? lz_strdup(getenv("LZC_LINK_FLAGS")) : NULL;
-  for (char *w = extra ? strtok(extra, " ") : NULL; w && argc < 15; w = strtok(NULL, " "))
+  for (char *w = extra ? strtok(extra, " ") : NULL; w && argc < 19; w = strtok(NULL, " "))
     argv[argc++] = w;
   argv[argc] = NULL;
   pid_t pid;

@@ -16,12 +16,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cg_parts.h"
 #include "cg_priv.h"
 
 static char *take_message(char *m) {
   char *s = lz_strdup(m ? m : "");
   if (m) LLVMDisposeMessage(m);
   return s;
+}
+
+/* (No arena allocation here or in cg_run_passes: the library part is compiled on a thread of
+ * its own, cg_split.c. *err is malloc'ed.) */
+LLVMTargetMachineRef cg_new_target_machine(int opt_level, char **err) {
+  char *triple = LLVMGetDefaultTargetTriple();
+  LLVMTargetRef target;
+  char *e = NULL;
+  if (LLVMGetTargetFromTriple(triple, &target, &e)) {
+    size_t n = strlen(triple) + (e ? strlen(e) : 0) + 32;
+    *err = malloc(n);
+    if (*err) snprintf(*err, n, "no LLVM target for %s: %s", triple, e ? e : "");
+    LLVMDisposeMessage(e);
+    LLVMDisposeMessage(triple);
+    return NULL;
+  }
+  LLVMCodeGenOptLevel lvl = opt_level <= 0   ? LLVMCodeGenLevelNone
+                            : opt_level == 1 ? LLVMCodeGenLevelLess
+                                             : LLVMCodeGenLevelDefault;
+  const char *force = getenv("LZC_CODEGEN_LEVEL"); /* experiments: 0..3 */
+  if (force && *force >= '0' && *force <= '3') lvl = (LLVMCodeGenOptLevel)(*force - '0');
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, "x86-64", "", lvl,
+                                                    LLVMRelocPIC, LLVMCodeModelDefault);
+  LLVMDisposeMessage(triple);
+  return tm;
 }
 
 void cg_target_setup(Cg *cg) {
@@ -31,21 +57,14 @@ void cg_target_setup(Cg *cg) {
     LLVMInitializeNativeAsmPrinter();
     initialised = true;
   }
-  char *triple = LLVMGetDefaultTargetTriple();
-  LLVMTargetRef target;
   char *err = NULL;
-  if (LLVMGetTargetFromTriple(triple, &target, &err)) {
-    cg_error(cg, (LzSpan){0}, "code generation: no LLVM target for %s: %s", triple, err ? err : "");
-    LLVMDisposeMessage(err);
-    LLVMDisposeMessage(triple);
+  cg->tm = cg_new_target_machine(cg->opts.opt_level, &err);
+  if (!cg->tm) {
+    cg_error(cg, (LzSpan){0}, "code generation: %s", err ? err : "no LLVM target");
+    free(err);
     return;
   }
-  LLVMCodeGenOptLevel lvl = cg->opts.opt_level <= 0   ? LLVMCodeGenLevelNone
-                            : cg->opts.opt_level == 1 ? LLVMCodeGenLevelLess
-                                                      : LLVMCodeGenLevelDefault;
-  const char *force = getenv("LZC_CODEGEN_LEVEL"); /* experiments: 0..3 */
-  if (force && *force >= '0' && *force <= '3') lvl = (LLVMCodeGenOptLevel)(*force - '0');
-  cg->tm = LLVMCreateTargetMachine(target, triple, "x86-64", "", lvl, LLVMRelocPIC, LLVMCodeModelDefault);
+  char *triple = LLVMGetTargetMachineTriple(cg->tm);
   LLVMSetTarget(cg->mod, triple);
   LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(cg->tm);
   char *dls = LLVMCopyStringRepOfTargetData(dl);
@@ -69,9 +88,9 @@ bool cg_verify(CgModule *m, char **msg) {
  * tail call (the C stack would grow with every transfer). So put the `ret` back right
  * after every call of a code function (the only calls returning void): then each one is in
  * tail position however the object is generated. */
-static void restore_tail_positions(CgModule *m) {
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(m->ctx);
-  for (LLVMValueRef fn = LLVMGetFirstFunction(m->mod); fn; fn = LLVMGetNextFunction(fn)) {
+static void restore_tail_positions(LLVMContextRef ctx, LLVMModuleRef mod) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
       LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
       if (!term || LLVMGetInstructionOpcode(term) != LLVMBr || LLVMIsConditional(term)) continue;
@@ -92,7 +111,8 @@ static void restore_tail_positions(CgModule *m) {
 
 /* $LZC_LLVM_PASSES overrides the pipeline (a new-pass-manager pipeline text, or "none"),
  * for experiments. */
-bool cg_optimize(CgModule *m, int opt_level, char **err) {
+bool cg_run_passes(LLVMContextRef ctx, LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level,
+                   char **err) {
   const char *passes = getenv("LZC_LLVM_PASSES");
   if (!passes || !*passes) {
     if (opt_level <= 0) return true;
@@ -100,16 +120,24 @@ bool cg_optimize(CgModule *m, int opt_level, char **err) {
   }
   if (strcmp(passes, "none") == 0) return true;
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef e = LLVMRunPasses(m->mod, passes, m->cg->tm, opts);
+  LLVMErrorRef e = LLVMRunPasses(mod, passes, tm, opts);
   LLVMDisposePassBuilderOptions(opts);
-  restore_tail_positions(m);
+  restore_tail_positions(ctx, mod);
   if (e) {
     char *s = LLVMGetErrorMessage(e);
-    if (err) *err = lz_strdup(s);
+    *err = strdup(s);
     LLVMDisposeErrorMessage(s);
     return false;
   }
   return true;
+}
+
+bool cg_optimize(CgModule *m, int opt_level, char **err) {
+  char *e = NULL;
+  if (cg_run_passes(m->ctx, m->mod, m->cg->tm, opt_level, &e)) return true;
+  if (err) *err = lz_strdup(e ? e : "");
+  free(e);
+  return false;
 }
 
 char *cg_module_to_string(CgModule *m) { return take_message(LLVMPrintModuleToString(m->mod)); }

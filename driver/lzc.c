@@ -22,6 +22,7 @@
 #include "../frontend/frontend.h"
 #include "../stg/stg.h"
 #include "../codegen/codegen.h"
+#include "../codegen/cg_split.h"
 
 #ifndef LZ_STDLIB_DIR
 #define LZ_STDLIB_DIR "stdlib"
@@ -72,6 +73,9 @@ static void print_help(void) {
          "\n"
          "The standard library is found in $LZ_STDLIB, else ../share/lz/stdlib next to\n"
          "the lzc executable, else %s.\n"
+         "The compiled standard library code is cached in $LZC_CACHE_DIR, else\n"
+         "$XDG_CACHE_HOME/lz, else ~/.cache/lz (LZC_CACHE=0: no cache; LZC_CACHE_MB: size,\n"
+         "default 256).\n"
          "Exit status: 0 success, 1 errors in the program, 2 not implemented yet,\n"
          "3 internal compiler error.\n",
          LZ_STDLIB_DIR);
@@ -207,14 +211,31 @@ static const char *default_output(const char *input) {
   return "a.out";
 }
 
-/* $LZC_TIMINGS set: CPU seconds of each back-end phase on stderr (for tuning). */
+/* $LZC_TIMINGS set: elapsed seconds of each back-end phase on stderr (for tuning; wall
+ * time, since the library part is compiled on a second thread: "library" is the wait for it
+ * after Main's code is done). */
 static void phase_time(const char *phase) {
-  static clock_t last;
+  static double last;
   static int on = -1;
   if (on < 0) on = getenv("LZC_TIMINGS") != NULL;
-  clock_t now = clock();
-  if (on && phase) fprintf(stderr, "lzc: %-10s %6.3f s\n", phase, (double)(now - last) / CLOCKS_PER_SEC);
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  double now = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+  if (on && phase) fprintf(stderr, "lzc: %-16s %6.3f s\n", phase, now - last);
   last = now;
+}
+
+/* What the library part's object depends on besides its text (cg_cache.c): the compiler
+ * binary (any rebuild of lzc invalidates the cache: pipelines and code generation levels live
+ * in it), the flags that pick pipelines, and the experiment variables of cg_target.c. */
+static const char *cache_salt(const Options *o) {
+  struct stat st = {0};
+  stat("/proc/self/exe", &st);
+  const char *passes = getenv("LZC_LLVM_PASSES"), *level = getenv("LZC_CODEGEN_LEVEL");
+  return lz_fmt("lzc %s exe %lld %lld.%09ld threaded %d eventlog %d passes %s level %s",
+                LZ_VERSION, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+                (long)st.st_mtim.tv_nsec, o->threaded, o->eventlog, passes ? passes : "-",
+                level ? level : "-");
 }
 
 /* STG, then LLVM IR (printed for --dump-llvm, which stops there like the other dumps), then
@@ -247,13 +268,12 @@ static int generate_code(Options *o, CoreProgram *core) {
     return EXIT_INTERNAL;
   }
   phase_time("verify");
-  if (!cg_optimize(m, o->opt_level, &msg)) {
-    fprintf(stderr, "lzc: internal error: LLVM optimisation failed: %s\n", msg);
-    cg_dispose(m);
-    return EXIT_INTERNAL;
-  }
-  phase_time("optimise");
   if (o->dump_llvm) {
+    if (!cg_optimize(m, o->opt_level, &msg)) {
+      fprintf(stderr, "lzc: internal error: LLVM optimisation failed: %s\n", msg);
+      cg_dispose(m);
+      return EXIT_INTERNAL;
+    }
     cg_print_module(stdout, m);
     fflush(stdout);
     cg_dispose(m);
@@ -280,22 +300,46 @@ static int generate_code(Options *o, CoreProgram *core) {
     return EXIT_USER_ERROR;
   }
   close(fd);
-  bool ok = cg_emit_object(m, obj, &msg);
+  /* Note [Compile time] (docs/notes/backend.md): the reachable library's code is split off
+   * and compiled on a second thread, or taken from the cache, while this one does Main's.
+   * Not with -prof or -replay, whose modules have program-wide tables (cost centres, source
+   * locations), nor with LZC_SPLIT=0. */
+  const char *split = getenv("LZC_SPLIT");
+  bool no_split = o->prof || o->replay || (split && strcmp(split, "0") == 0);
+  CgLibJob *lib = no_split ? NULL : cg_library_start(m, cg_cache_dir(), cache_salt(o));
+  if (lib) phase_time("split");
+  bool ok = cg_optimize(m, o->opt_level, &msg);
+  phase_time("optimise");
+  if (!ok) fprintf(stderr, "lzc: internal error: LLVM optimisation failed: %s\n", msg);
+  if (ok && !(ok = cg_emit_object(m, obj, &msg)))
+    fprintf(stderr, "lzc: internal error: LLVM could not emit the object: %s\n", msg);
   cg_dispose(m);
   phase_time("emit");
-  if (!ok) {
-    fprintf(stderr, "lzc: internal error: LLVM could not emit the object: %s\n", msg);
-    unlink(obj);
-    return EXIT_INTERNAL;
+  const char *lib_obj = NULL;
+  bool lib_temp = false;
+  if (lib) { /* (waited for even after a failure: it may be writing to the cache) */
+    bool hit = false;
+    char *lmsg = NULL;
+    lib_obj = cg_library_finish(lib, &hit, &lib_temp, &lmsg);
+    phase_time(hit ? "library (cached)" : "library");
+    if (!lib_obj && ok) {
+      fprintf(stderr, "lzc: internal error: the library part could not be compiled: %s\n", lmsg);
+      ok = false;
+    }
   }
-  ok = cg_link(obj, output, rts, &msg);
+  if (ok) {
+    const char *objs[2] = {obj, lib_obj};
+    if (!cg_link_objects(objs, lib_obj ? 2 : 1, output, rts, &msg)) {
+      fprintf(stderr, "lzc: error: %s\n", msg);
+      unlink(obj);
+      if (lib_temp) unlink(lib_obj);
+      return EXIT_USER_ERROR;
+    }
+  }
   unlink(obj);
+  if (lib_temp) unlink(lib_obj);
   phase_time("link");
-  if (!ok) {
-    fprintf(stderr, "lzc: error: %s\n", msg);
-    return EXIT_USER_ERROR;
-  }
-  return 0;
+  return ok ? 0 : EXIT_INTERNAL;
 }
 
 static int compile(Options *o) {
