@@ -103,6 +103,10 @@ void lz_blackhole_wake(LzCap *cap, LzWord *thunk) {
     }
   }
   pthread_mutex_unlock(&wait_lock);
+#if LZ_REPLAY
+  if (lz_replaying) /* in the recorded order, not the order they blocked in here */
+    woken = lz_replay_wake_order(cap, woken);
+#endif
   while (woken) {
     LzThread *t = woken;
     woken = t->link;

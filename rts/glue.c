@@ -82,14 +82,19 @@ LZ_FN(lz_update_frame_entry) {
 #if LZ_REPLAY
   if (lz_replaying) /* a recorded wake-up: its thread must have blocked first */
     lz_replay_before_update(cap, thunk);
+  LzWord id = thunk[1]; /* the thunk's id (Note [Thunk ids]), for RPL_WAKE */
 #endif
   clear_free_vars(cap, thunk);
   thunk[1] = r1; /* result first, then the info: a reader never sees IND without it */
 #if LZ_THREADED
   /* threads may wait for it: Note [Eager blackholing] (rts/blackhole.c) */
   LzWord old = __atomic_exchange_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_ACQ_REL);
-  if (old == (LzWord)&lz_blackhole_waited_info)
+  if (old == (LzWord)&lz_blackhole_waited_info) {
+#if LZ_REPLAY
+    lz_replay_waking(cap, id); /* which thunk woke them: Note [Replay], wake-ups */
+#endif
     lz_blackhole_wake(cap, thunk);
+  }
 #else
   __atomic_store_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_RELEASE);
 #endif
@@ -163,6 +168,10 @@ uint32_t lz_yield_check(LzCap *cap) {
 LZ_FN(lz_yield_enter) {
 #if LZ_THREADED
   LzThread *t = cap->tso;
+#if LZ_REPLAY /* which heap check stops: Note [Replay] (docs/notes/replay.md), pre-emption */
+  if (!lz_replay_yield_point(cap, SHARED_INFO(r1), (size_t)(t->stack + t->stack_words - sp)))
+    LZ_JUMP(SHARED_INFO(r1)->entry);
+#endif
   t->next = SHARED_INFO(r1)->entry; /* a thunk may be updated by another thread meanwhile */
   t->sp = sp, t->r1 = r1, t->r2 = r2, t->r3 = r3, t->r4 = r4;
   lz_sched_stopping(cap, t, LZ_STOP_YIELD, LZ_EV_STOP_YIELDING);
@@ -174,6 +183,10 @@ LZ_FN(lz_yield_enter) {
 LZ_FN(lz_yield_return) {
 #if LZ_THREADED
   LzThread *t = cap->tso;
+#if LZ_REPLAY
+  if (!lz_replay_yield_point(cap, (const void *)sp[0], (size_t)(t->stack + t->stack_words - sp)))
+    LZ_RETURN();
+#endif
   t->next = ((const LzInfo *)sp[0])->entry;
   t->sp = sp, t->r1 = r1;
   lz_sched_stopping(cap, t, LZ_STOP_YIELD, LZ_EV_STOP_YIELDING);

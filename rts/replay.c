@@ -9,6 +9,8 @@
  * allocation count, which is where a pre-emption happened in terms replay can find
  * again; for every spark a capability takes when looking for work an RPL_SPARK event
  * with its id (run, stolen, or fizzled); and the bytes every read of stdin returned.
+ * Hooks elsewhere add claims and blocks by thunk id (RPL_CLAIM, RPL_BLOCK), which heap
+ * check a pre-emption stopped at (RPL_YIELD) and which update woke threads (RPL_WAKE).
  * Replay itself is replay_sched.c. Note [Replay] in docs/notes/replay.md.
  */
 #include "rts_priv.h"
@@ -40,6 +42,8 @@ const LzEvType lz_rpl_types[] = {
     {LZ_EVT_RPL_SPARK, LZ_RPL_SPARK_BYTES, "Lz replay: spark taken (id, kind, pool)"},
     {LZ_EVT_RPL_CLAIM, LZ_RPL_CLAIM_BYTES, "Lz replay: thunk of another capability claimed"},
     {LZ_EVT_RPL_BLOCK, LZ_RPL_CLAIM_BYTES, "Lz replay: blocking on a thunk"},
+    {LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES, "Lz replay: pre-empted at (code, stack depth)"},
+    {LZ_EVT_RPL_WAKE, LZ_RPL_CLAIM_BYTES, "Lz replay: update of a thunk waking threads"},
 };
 const size_t lz_rpl_ntypes = sizeof lz_rpl_types / sizeof lz_rpl_types[0];
 
@@ -213,6 +217,23 @@ void lz_replay_blocking(LzCap *cap, LzWord *thunk) {
    * result into the spare word before the info word (glue.c), and this thread may still
    * announce its wait in between; replay accepts any thunk for a 0 */
   lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_BLOCK, LZ_RPL_CLAIM_BYTES), lz_replay_thunk_id(thunk));
+}
+
+bool lz_replay_yield_point(LzCap *cap, const void *info, size_t depth) {
+  if (lz_replay_mode == LZ_RPL_OFF) return true;
+  uint64_t code = (uint64_t)((uintptr_t)info - (uintptr_t)&lz_ind_info);
+  if (lz_replay_mode == LZ_RPL_REPLAY && !lz_rpl_yield_here(cap, code, (uint32_t)depth))
+    return false;
+  LzEvBuf *eb = cap->rest->ev;
+  if (eb) lz_ev_put32(lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES), code),
+                      (uint32_t)depth);
+  return true;
+}
+
+void lz_replay_waking(LzCap *cap, LzWord id) {
+  LzEvBuf *eb = cap->rest->ev;
+  if (!eb || lz_replay_mode == LZ_RPL_OFF) return;
+  lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_WAKE, LZ_RPL_CLAIM_BYTES), LZ_IS_THUNK_ID(id) ? id : 0);
 }
 
 static __thread bool exiting; /* this OS thread runs lz_exit */

@@ -28,16 +28,25 @@
  *                     the spark the capability took from `pool` when looking for work;
  *   LZ_EVT_RPL_CLAIM  id u64: the capability claimed (blackholed) the thunk with this id,
  *                     allocated on another capability (Note [Thunk ids]);
- *   LZ_EVT_RPL_BLOCK  id u64: a thread of the capability blocks on the thunk with this id. */
+ *   LZ_EVT_RPL_BLOCK  id u64: a thread of the capability blocks on the thunk with this id;
+ *   LZ_EVT_RPL_YIELD  code u64, depth u32: a thread stops at a heap check (pre-empted), in
+ *                     the function of this info table (offset from lz_ind_info) with this
+ *                     many stack words in use: which of the heap checks passed at one
+ *                     allocation count was the stop (Note [Replay], pre-emption);
+ *   LZ_EVT_RPL_WAKE   id u64: the update of the thunk with this id (0: none) wakes the
+ *                     threads of the THREAD_WAKEUP events that follow it. */
 enum {
   LZ_EVT_RPL_SLICE = 1910,
   LZ_EVT_RPL_SPARK = 1911,
   LZ_EVT_RPL_CLAIM = 1912,
-  LZ_EVT_RPL_BLOCK = 1913
+  LZ_EVT_RPL_BLOCK = 1913,
+  LZ_EVT_RPL_YIELD = 1914,
+  LZ_EVT_RPL_WAKE = 1915
 };
 #define LZ_RPL_SLICE_BYTES 14
 #define LZ_RPL_SPARK_BYTES 11
 #define LZ_RPL_CLAIM_BYTES 8
+#define LZ_RPL_YIELD_BYTES 12
 
 /* Note [Thunk ids] (docs/notes/replay.md): in the -replay way a thunk's spare word holds
  * (allocating capability << 48) | 1 << 47 | (its alloc_bytes at the allocation + offset) | 1
@@ -75,6 +84,7 @@ typedef struct LzReplaySchedOps {
   LzThread *(*rq_peek)(LzCap *cap);
   LzThread *(*rq_pop)(LzCap *cap);
   LzThread *(*spark_thread)(LzCap *cap);
+  LzThread *(*rq_take)(LzCap *cap, uint32_t id); /* that thread, wherever it is queued */
 } LzReplaySchedOps;
 /* lz_exit is stopping the other capabilities (record: the final pruning of the spark
  * pools is not a choice to log; replay: let the others reach the end of their recorded
@@ -110,6 +120,23 @@ void lz_replay_claimed(LzCap *cap, LzWord thunk);
 void lz_replay_blocking(LzCap *cap, LzWord *thunk);
 int lz_replay_claim_gate(LzCap *cap, LzWord thunk);
 
+/* glue.c, lz_yield_enter/_return, both modes: the running thread is about to stop at the heap
+ * check of the code of `info` with `depth` stack words in use. Record: posts RPL_YIELD,
+ * true. Replay: true when this is the recorded stop (posts RPL_YIELD); false when it is not
+ * (another heap check at the same allocation count): the caller re-enters the code, whose
+ * heap check then goes on (the next lz_yield_check answers no). */
+bool lz_replay_yield_point(LzCap *cap, const void *info, size_t depth);
+/* replay_sched.c, for it: is this the recorded stop? */
+bool lz_rpl_yield_here(LzCap *cap, uint64_t code, uint32_t depth);
+
+/* glue.c, the update frame, both modes: the update of the thunk whose spare word was `id`
+ * wakes threads (posts RPL_WAKE). */
+void lz_replay_waking(LzCap *cap, LzWord id);
+
+/* blackhole.c, replay: the threads an update wakes (a list through ->link), reordered as
+ * the recording's THREAD_WAKEUP events of the running slice have them. */
+LzThread *lz_replay_wake_order(LzCap *cap, LzThread *woken);
+
 /* glue.c, replay: the update frame is about to update `thunk`. If the recording wakes a
  * thread in this slice that has not blocked yet, let it block first. */
 void lz_replay_before_update(LzCap *cap, LzWord *thunk);
@@ -134,6 +161,7 @@ void lz_rpl_exiting(void);
 long lz_rpl_stdin(void *buf, size_t n);
 _Noreturn void lz_rpl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+
 /* replay_sched.c, for the stepper (replay_step*.c): the recording, by capability. */
 typedef struct LzRplEvent {
   uint16_t type;
@@ -150,6 +178,5 @@ const char *lz_rpl_type_desc(uint16_t type);
 LzThread *lz_rpl_thread(uint32_t rec_tid); /* this run's thread of a recorded id, once it ran */
 uint32_t lz_rpl_rec_tid(uint32_t rep_tid); /* the recorded id of this run's thread (0: none) */
 LzSparkPool **lz_rpl_pools(void);          /* the spark pools (NULL before any looked for work) */
-
 
 #endif

@@ -4,11 +4,14 @@
  * The log is read whole at start-up into one event list per capability. Capabilities
  * keep their OS threads, but a baton lets exactly one of them run at any moment. Each
  * capability replays its own stream: when it looks for work it takes exactly what the
- * recording says (the thread at the head of its run queue, a thread migrated from
+ * recording says (the recorded thread from its run queue, a thread migrated from
  * another queue, or the spark with the recorded id from the recorded pool, fizzled
  * ones included), and a running thread stops exactly at its recorded stop (a
- * pre-emption when the capability's allocation count reaches the recorded one; a block
- * only where the recording blocked). Whenever what a capability needs is not there yet
+ * pre-emption at the heap check with the recorded code and stack depth once the
+ * capability's allocation count reaches the recorded one; a block only where the
+ * recording blocked). An update that woke threads in the recording first waits until
+ * they have blocked on it, and wakes them in the recorded order (Note [Replay
+ * wake-ups]). Whenever what a capability needs is not there yet
  * — a spark another capability has not pushed, a thread not yet woken, a thunk another
  * capability still has to claim or update — it hands the baton to the next capability;
  * if every capability is waiting the replay is stuck, which is a divergence. The run's
@@ -38,10 +41,15 @@
 
 typedef struct Ev {
   uint16_t type;
+  uint8_t done;   /* THREAD_WAKEUP: its thread has blocked on the thunk (lz_replay_before_update) */
   uint32_t len;
   size_t off;     /* payload in `arena` */
   uint64_t index; /* number of the event in the file (what messages call #N) */
   uint64_t time;
+  uint64_t thunk; /* THREAD_WAKEUP: the id of the thunk whose update woke the thread;
+                   * RPL_BLOCK with id 0: the id from its wake-up; 0: not known
+                   * (match_wakeups); RUN_THREAD: the how-manieth run of its thread it is
+                   * (order_runs) */
 } Ev;
 
 typedef struct Stream {
@@ -51,12 +59,23 @@ typedef struct Stream {
   size_t cmp;      /* next event the comparison expects */
   bool in_slice;   /* a thread is running: its recorded stop is slice_* */
   size_t wake_at;  /* its next recorded THREAD_WAKEUP not yet done (or slice_at) */
+  size_t woke_at;  /* the slice's next THREAD_WAKEUP not yet emitted */
+  size_t *wk;      /* the slice's THREAD_WAKEUPs whose thunk is known (indexes) */
+  size_t nwk, wk_room;
   size_t slice_at; /* index of its RPL_SLICE (n if the recording ends first) */
   uint16_t slice_why;
   uint64_t slice_alloc;
+  size_t yield_at; /* its RPL_YIELD (slice_at: none) */
+  bool skip_check; /* the next heap check goes on: lz_rpl_yield_here said no */
 } Stream;
 
 static LzReplayReader *reader;
+/* LZ_REPLAY_TRACE set: the replay's waits and slices on stderr (a debugging aid) */
+static bool tracing;
+#define TRACE(...)                                                                               \
+  do {                                                                                           \
+    if (tracing) fprintf(stderr, "replay: " __VA_ARGS__);                                        \
+  } while (0)
 static Stream *streams;
 static unsigned nstreams;
 static uint8_t *arena;
@@ -73,6 +92,7 @@ typedef struct IdMap {
 } IdMap;
 static IdMap stolen, claims, taken; /* taken: spark ids of every RPL_SPARK */
 static uint32_t *rec2rep, *rep2rec; /* thread ids: recorded <-> this run */
+static uint32_t *runs;              /* by this run's id: slices the thread has begun */
 static LzThread **threads;          /* by this run's id */
 static size_t ntids;
 
@@ -144,9 +164,125 @@ static int by_time(const void *a, const void *b) {
   return x->time < y->time ? -1 : x->time > y->time ? 1 : x->index < y->index ? -1 : 1;
 }
 
+/* Note [Replay wake-ups] (docs/notes/replay.md). Which thunk's update made each recorded
+ * THREAD_WAKEUP: the RPL_WAKE just before it, else the id in the woken thread's last
+ * RPL_BLOCK before it (the blocker posts RPL_BLOCK under the wait-list lock before it can
+ * be woken, and every event's time is from one monotonic clock), so that replay lets
+ * exactly that update wait for the thread to block (lz_replay_before_update). */
+typedef struct Block {
+  uint32_t tid;
+  uint64_t time, id;
+  Ev *ev; /* its RPL_BLOCK; a wake-up: NULL */
+} Block;
+
+/* The id a thunk a recorded RPL_BLOCK names: its own, or when the blocker could not read it
+ * (the owner was updating the thunk: lz_replay_blocking), the RPL_WAKE of its wake-up. */
+static uint64_t block_id(const Ev *x) { return get64(PAY(x)) ? get64(PAY(x)) : x->thunk; }
+
+static int by_tid_time(const void *a, const void *b) {
+  const Block *x = a, *y = b;
+  if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+  return x->time < y->time ? -1 : x->time > y->time ? 1 : 0;
+}
+
+static void match_wakeups(void) {
+  Block *b = NULL;
+  size_t nb = 0, room = 0;
+  for (unsigned c = 0; c < nstreams; c++) {
+    const Block *pending = NULL;
+    Block blk = {0, 0, 0, NULL};
+    uint64_t waking = 0; /* the id of an RPL_WAKE followed so far only by wake-ups */
+    for (size_t i = 0; i < streams[c].n; i++) {
+      Ev *x = &streams[c].ev[i];
+      if (x->type == LZ_EVT_RPL_WAKE && x->len == LZ_RPL_CLAIM_BYTES) {
+        waking = get64(PAY(x));
+        continue;
+      }
+      if (x->type == LZ_EVT_THREAD_WAKEUP) {
+        x->thunk = waking;
+        continue;
+      }
+      waking = 0;
+      if (x->type == LZ_EVT_RPL_BLOCK && x->len == LZ_RPL_CLAIM_BYTES) {
+        blk = (Block){0, x->time, get64(PAY(x)), x};
+        pending = &blk;
+      } else if (x->type == LZ_EVT_RPL_SLICE && x->len == LZ_RPL_SLICE_BYTES) {
+        if (pending && get16(PAY(x) + 4) == LZ_STOP_BLOCKED) {
+          b = grow(b, &room, nb + 1, sizeof(Block));
+          b[nb] = blk;
+          b[nb++].tid = get32(PAY(x));
+        }
+        pending = NULL;
+      }
+    }
+  }
+  qsort(b, nb, sizeof(Block), by_tid_time);
+  for (unsigned c = 0; c < nstreams; c++)
+    for (size_t i = 0; i < streams[c].n; i++) {
+      Ev *x = &streams[c].ev[i];
+      if (x->type != LZ_EVT_THREAD_WAKEUP || x->len < 4 || x->thunk) continue;
+      uint32_t tid = get32(PAY(x));
+      size_t lo = 0, hi = nb; /* the first block after (tid, time) */
+      while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (b[mid].tid < tid || (b[mid].tid == tid && b[mid].time <= x->time))
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      x->thunk = lo > 0 && b[lo - 1].tid == tid ? b[lo - 1].id : 0;
+    }
+  /* blocks without an id: from the thread's next wake-up (by an RPL_WAKE) */
+  size_t nw = 0, wroom = 0;
+  Block *w = NULL;
+  for (unsigned c = 0; c < nstreams; c++)
+    for (size_t i = 0; i < streams[c].n; i++) {
+      const Ev *x = &streams[c].ev[i];
+      if (x->type != LZ_EVT_THREAD_WAKEUP || x->len < 4 || !x->thunk) continue;
+      w = grow(w, &wroom, nw + 1, sizeof(Block));
+      w[nw++] = (Block){get32(PAY(x)), x->time, x->thunk, NULL};
+    }
+  qsort(w, nw, sizeof(Block), by_tid_time);
+  for (size_t k = 0; k < nb; k++) {
+    if (b[k].id) continue;
+    size_t lo = 0, hi = nw; /* the first wake-up at or after (tid, time) */
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (w[mid].tid < b[k].tid || (w[mid].tid == b[k].tid && w[mid].time < b[k].time))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo < nw && w[lo].tid == b[k].tid) b[k].ev->thunk = w[lo].id;
+  }
+  free(w);
+  free(b);
+}
+
+/* Number every RUN_THREAD by the thread's runs in time order (1, 2, ...): a thread may be
+ * in a run queue now for a later run than the one the capability looking at it has next
+ * (it ran elsewhere, stopped and was queued again in the recording), so a run or a
+ * migration waits until the thread's earlier runs have begun. */
+static void order_runs(void) {
+  Block *r = NULL;
+  size_t nr = 0, room = 0;
+  for (unsigned c = 0; c < nstreams; c++)
+    for (size_t i = 0; i < streams[c].n; i++) {
+      Ev *x = &streams[c].ev[i];
+      if (x->type != LZ_EVT_RUN_THREAD || x->len < 4) continue;
+      r = grow(r, &room, nr + 1, sizeof(Block));
+      r[nr++] = (Block){get32(PAY(x)), x->time, 0, x};
+    }
+  qsort(r, nr, sizeof(Block), by_tid_time);
+  for (size_t k = 0; k < nr; k++)
+    r[k].ev->thunk = k > 0 && r[k - 1].tid == r[k].tid ? r[k - 1].ev->thunk + 1 : 1;
+  free(r);
+}
+
 void lz_rpl_load(const char *path) {
   uint8_t self[LZ_SHA256_BYTES];
   char err[2048];
+  tracing = getenv("LZ_REPLAY_TRACE") != NULL;
   if (lz_exe_identity(self, err, sizeof err) != 0)
     lz_rpl_fail("--replay: %s", err);
   reader = lz_replay_open(path, self, err, sizeof err);
@@ -171,7 +307,7 @@ void lz_rpl_load(const char *path) {
     arena = grow(arena, &arena_room, arena_n + e.len, 1);
     memcpy(arena + arena_n, e.payload, e.len);
     Ev *x = &s->ev[s->n++];
-    *x = (Ev){e.type, e.len, arena_n, e.index, e.time};
+    *x = (Ev){.type = e.type, .len = e.len, .off = arena_n, .index = e.index, .time = e.time};
     arena_n += e.len;
     if (e.type == LZ_EVT_RPL_SPARK && e.len == LZ_RPL_SPARK_BYTES &&
         e.payload[8] == LZ_SPARK_EV_STEAL)
@@ -207,19 +343,22 @@ void lz_rpl_load(const char *path) {
       if (x->type == LZ_EVT_RPL_CLAIM && x->len == LZ_RPL_CLAIM_BYTES)
         map_put(&claims, get64(PAY(x)), c);
     }
+  match_wakeups();
+  order_runs();
   /* a thunk blocked on and not claimed by another capability: by the allocating one */
   for (unsigned c = 0; c < nstreams; c++)
     for (size_t i = 0; i < streams[c].n; i++) {
       const Ev *x = &streams[c].ev[i];
-      if (x->type == LZ_EVT_RPL_BLOCK && x->len == LZ_RPL_CLAIM_BYTES && get64(PAY(x)) &&
-          map_get(&claims, get64(PAY(x))) < 0)
-        map_put(&claims, get64(PAY(x)), LZ_THUNK_ID_CAP(get64(PAY(x))));
+      if (x->type == LZ_EVT_RPL_BLOCK && x->len == LZ_RPL_CLAIM_BYTES && block_id(x) &&
+          map_get(&claims, block_id(x)) < 0)
+        map_put(&claims, block_id(x), LZ_THUNK_ID_CAP(block_id(x)));
     }
   ntids = (size_t)max_tid + n_creates + 16;
   rec2rep = calloc(ntids, sizeof(uint32_t));
   rep2rec = calloc(ntids, sizeof(uint32_t));
   threads = calloc(ntids, sizeof(LzThread *));
-  if (!rec2rep || !rep2rec || !threads) lz_rpl_fail("--replay: out of memory reading the log");
+  runs = calloc(ntids, sizeof(uint32_t));
+  if (!rec2rep || !rep2rec || !threads || !runs) lz_rpl_fail("--replay: out of memory reading the log");
   rec2rep[1] = rep2rec[1] = 1; /* the main thread */
 #if LZ_PROF
   lz_prof_replay_begin(path, last_time);
@@ -285,8 +424,13 @@ static void describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint3
                                            : "fizzled",
                get16(p + 9));
     return;
+  case LZ_EVT_RPL_YIELD:
+    if (len >= LZ_RPL_YIELD_BYTES)
+      snprintf(out, n, " (code %llx, %u stack words)", (unsigned long long)get64(p), get32(p + 8));
+    return;
   case LZ_EVT_RPL_CLAIM:
   case LZ_EVT_RPL_BLOCK:
+  case LZ_EVT_RPL_WAKE:
     if (len >= LZ_RPL_CLAIM_BYTES)
       snprintf(out, n, " (thunk %u:%llu)", LZ_THUNK_ID_CAP(get64(p)),
                (unsigned long long)(get64(p) & ((1ull << 47) - 2)));
@@ -428,6 +572,7 @@ static void baton_wait_turn(unsigned me) {
 
 static size_t next_control(Stream *s);
 static LzSparkPool **debug_pools; /* for LZ_REPLAY_DEBUG's report */
+static const LzReplaySchedOps *debug_ops;
 static uint64_t debug_gate_id;    /* the thunk the last claim gate waited for */
 
 static _Noreturn void stuck(LzCap *cap, const char *what) {
@@ -456,6 +601,12 @@ static _Noreturn void stuck(LzCap *cap, const char *what) {
               get64(PAY(&o->ev[k])) == debug_gate_id)
             fprintf(stderr, "    event #%llu names thunk %llx (the last gate's)\n",
                     (unsigned long long)o->ev[k].index, (unsigned long long)debug_gate_id);
+      if (debug_ops && c < lz_ncaps) {
+        fprintf(stderr, "    run queue:");
+        for (LzThread *t = debug_ops->rq_peek(lz_caps[c]); t; t = t->link)
+          fprintf(stderr, " %u (recorded %u)", t->id, t->id < ntids ? rep2rec[t->id] : 0);
+        fprintf(stderr, "\n");
+      }
       if (debug_pools) {
         LzSparkPool *p = debug_pools[c];
         int64_t t = atomic_load(&p->top), b = atomic_load(&p->bottom);
@@ -478,6 +629,7 @@ static void wait_until(LzCap *cap, bool (*ok)(void *), void *arg, const char *wh
   while (!ok(arg)) {
     if (++fails > lz_ncaps + 1 || ++passes > 100000) /* nobody can go on, or a livelock */
       stuck(cap, what);
+    TRACE("capability %u waits for %s (%u in a row)\n", cap->cap_no, what, fails);
     pthread_mutex_lock(&baton_lock);
     holder = (cap->cap_no + 1) % lz_ncaps;
     pthread_cond_broadcast(&baton_moved);
@@ -584,26 +736,30 @@ static bool is_control(uint16_t t) {
          t == LZ_EVT_RPL_SPARK || t == LZ_EVT_RPL_SLICE;
 }
 
-static size_t next_control(Stream *s) {
-  size_t i = s->ctl;
+static size_t next_control_from(Stream *s, size_t i) {
   while (i < s->n && !is_control(s->ev[i].type))
     i++;
   return i;
 }
 
+static size_t next_control(Stream *s) { return next_control_from(s, s->ctl); }
+
 static uint32_t map_tid(uint32_t rec) { return rec < ntids ? rec2rep[rec] : 0; }
 
 LZ_FN(lz_replay_park_entry);
 
+/* The next THREAD_WAKEUP of the slice whose thunk the recording does not name. */
 static size_t next_wakeup(Stream *s, size_t from) {
-  while (from < s->slice_at && s->ev[from].type != LZ_EVT_THREAD_WAKEUP)
+  while (from < s->slice_at && (s->ev[from].type != LZ_EVT_THREAD_WAKEUP || s->ev[from].thunk))
     from++;
   return from;
 }
 
 static void begin_slice(LzCap *cap, Stream *s, size_t run_at, LzThread *t) {
   passes = 0;
-  if (t->id < ntids) threads[t->id] = t;
+  TRACE("capability %u: slice #%llu, thread %u\n", cap->cap_no,
+        (unsigned long long)s->ev[run_at].index, t->id);
+  if (t->id < ntids) threads[t->id] = t, runs[t->id]++;
   s->ctl = run_at + 1;
   size_t k = run_at + 1;
   while (k < s->n && s->ev[k].type != LZ_EVT_RPL_SLICE)
@@ -613,6 +769,23 @@ static void begin_slice(LzCap *cap, Stream *s, size_t run_at, LzThread *t) {
   s->slice_why = k < s->n ? get16(PAY(&s->ev[k]) + 4) : 0xffff;
   s->slice_alloc = k < s->n ? get64(PAY(&s->ev[k]) + 6) : 0;
   s->wake_at = next_wakeup(s, run_at + 1);
+  s->woke_at = run_at + 1;
+  s->yield_at = k;
+  s->skip_check = false;
+  for (size_t i = k; i > run_at + 1 && s->slice_why == LZ_STOP_YIELD; i--)
+    if (s->ev[i - 1].type == LZ_EVT_RPL_YIELD && s->ev[i - 1].len == LZ_RPL_YIELD_BYTES) {
+      s->yield_at = i - 1;
+      break;
+    }
+  s->nwk = 0;
+  for (size_t i = run_at + 1; i < k; i++)
+    if (s->ev[i].type == LZ_EVT_THREAD_WAKEUP && s->ev[i].thunk) {
+      s->wk = grow(s->wk, &s->wk_room, s->nwk + 1, sizeof(size_t));
+      s->wk[s->nwk++] = i;
+    }
+#if LZ_PROF
+  lz_prof_replay_event(cap, s->ev[run_at].time); /* the recorded slice starts */
+#endif
   cap->yield = s->slice_why == LZ_STOP_YIELD;
   if (k == s->n && t->kind != LZ_THREAD_MAIN)
     t->next = lz_replay_park_entry; /* the main thread's last slice ends in lz_exit */
@@ -621,6 +794,9 @@ static void begin_slice(LzCap *cap, Stream *s, size_t run_at, LzThread *t) {
 void lz_rpl_slice_done(LzCap *cap) {
   passes = 0;
   Stream *s = &streams[cap->cap_no];
+#if LZ_PROF
+  if (s->in_slice && s->slice_at < s->n) lz_prof_replay_event(cap, s->ev[s->slice_at].time);
+#endif
   if (s->in_slice && s->slice_at < s->n) s->ctl = s->slice_at + 1;
   s->in_slice = false;
 }
@@ -639,22 +815,38 @@ static bool pool_top_is(void *arg) {
 typedef struct RqWant {
   const LzReplaySchedOps *ops;
   LzCap *cap;
-  uint32_t tid;
+  uint32_t rec, tid; /* recorded id; this run's (0 until the thread is made, maybe by
+                      * another capability meanwhile) */
+  uint64_t nth; /* the run of the thread that the recording has next here (order_runs) */
 } RqWant;
 
-static bool rq_head_is(void *arg) {
+/* Is the thread anywhere in v's run queue? Not only at its head: the order of a run queue
+ * depends on when other capabilities woke threads into it, which the replay does not
+ * reproduce (a capability may reach a recorded yield before another wakes a thread it
+ * woke earlier in the recording); the recording names the thread that runs. The queue is
+ * read without its lock: only the baton holder runs. */
+static bool rq_holds(RqWant *w, LzCap *v) {
+  if (!w->tid) w->tid = map_tid(w->rec);
+  if (!w->tid) return false;
+  if (w->nth && w->tid < ntids && runs[w->tid] + 1 != w->nth) { /* not yet */
+    TRACE("thread %u has begun %u runs, waits for run %llu\n", w->tid, runs[w->tid],
+          (unsigned long long)w->nth);
+    return false;
+  }
+  for (LzThread *t = w->ops->rq_peek(v); t; t = t->link)
+    if (t->id == w->tid) return true;
+  return false;
+}
+
+static bool rq_has(void *arg) {
   RqWant *w = arg;
-  LzThread *t = w->ops->rq_peek(w->cap);
-  return t && t->id == w->tid;
+  return rq_holds(w, w->cap);
 }
 
 static bool other_rq_has(void *arg) {
   RqWant *w = arg;
-  for (unsigned k = 1; k < lz_ncaps; k++) {
-    LzCap *v = lz_caps[(w->cap->cap_no + k) % lz_ncaps];
-    LzThread *t = w->ops->rq_peek(v);
-    if (t && t->id == w->tid) return true;
-  }
+  for (unsigned k = 1; k < lz_ncaps; k++)
+    if (rq_holds(w, lz_caps[(w->cap->cap_no + k) % lz_ncaps])) return true;
   return false;
 }
 
@@ -665,6 +857,7 @@ static void bad(Stream *s, size_t i, unsigned cap, const char *got) {
 LzThread *lz_replay_find_work(LzCap *cap, const LzReplaySchedOps *ops) {
   if (!have_baton) baton_wait_turn(cap->cap_no);
   debug_pools = ops->pools;
+  debug_ops = ops;
   Stream *s = &streams[cap->cap_no];
   for (;;) {
     size_t i = next_control(s);
@@ -708,14 +901,13 @@ LzThread *lz_replay_find_work(LzCap *cap, const LzReplaySchedOps *ops) {
       return t;
     }
     case LZ_EVT_MIGRATE_THREAD: {
-      RqWant w = {ops, cap, map_tid(get32(p))};
+      size_t r = next_control_from(s, i + 1);
+      RqWant w = {ops, cap, get32(p), map_tid(get32(p)),
+                  r < s->n && s->ev[r].type == LZ_EVT_RUN_THREAD ? s->ev[r].thunk : 0};
       wait_until(cap, other_rq_has, &w, "a runnable thread on another capability");
       LzThread *t = NULL;
-      for (unsigned k = 1; k < lz_ncaps && !t; k++) {
-        LzCap *v = lz_caps[(cap->cap_no + k) % lz_ncaps];
-        LzThread *h = ops->rq_peek(v);
-        if (h && h->id == w.tid) t = ops->rq_pop(v);
-      }
+      for (unsigned k = 1; k < lz_ncaps && !t; k++)
+        t = ops->rq_take(lz_caps[(cap->cap_no + k) % lz_ncaps], w.tid);
       lz_ev_migrate_thread(cap->rest->ev, t->id, (uint16_t)cap->cap_no);
       s->ctl = i + 1;
       size_t j = next_control(s);
@@ -726,9 +918,9 @@ LzThread *lz_replay_find_work(LzCap *cap, const LzReplaySchedOps *ops) {
       return t;
     }
     case LZ_EVT_RUN_THREAD: {
-      RqWant w = {ops, cap, map_tid(get32(p))};
-      wait_until(cap, rq_head_is, &w, "a thread in its run queue");
-      LzThread *t = ops->rq_pop(cap);
+      RqWant w = {ops, cap, get32(p), map_tid(get32(p)), e->thunk};
+      wait_until(cap, rq_has, &w, "a thread in its run queue");
+      LzThread *t = ops->rq_take(cap, w.tid);
       begin_slice(cap, s, i, t);
       return t;
     }
@@ -762,6 +954,7 @@ typedef struct BlockWant {
   uint32_t rec; /* the recorded thread id */
   LzThread *t;
   bool given_up;
+  LzWord on; /* nonzero: until it has blocked on this thunk */
 } BlockWant;
 
 static bool has_blocked(void *arg) {
@@ -770,6 +963,7 @@ static bool has_blocked(void *arg) {
     uint32_t rep = map_tid(w->rec);
     w->t = rep && rep < ntids ? threads[rep] : NULL;
   }
+  if (w->on) return w->t && w->t->blocked_on == w->on;
   if (w->t && w->t->blocked_on != 0) return true;
   /* everyone else waits: the thread cannot block before this update; go on */
   if (fails >= lz_ncaps) return w->given_up = true;
@@ -785,13 +979,30 @@ void lz_replay_before_update(LzCap *cap, LzWord *thunk) {
       pending_reserved_wakes--;
       break;
     }
-  while (s->in_slice && s->wake_at < s->slice_at) {
+  if (!s->in_slice) return;
+  /* wake-ups the recording gives to this thunk's update: their threads block on it first,
+   * wherever they run (they may first have to be woken and migrate) */
+  LzWord id = s->nwk ? lz_replay_thunk_id(thunk) : 0;
+  for (size_t j = 0; id && j < s->nwk; j++) {
+    Ev *e = &s->ev[s->wk[j]];
+    if (e->done || e->thunk != id) continue;
+    BlockWant w = {get32(PAY(e)), NULL, false, (LzWord)thunk};
+    wait_until(cap, has_blocked, &w, "a thread to block on the thunk this capability updates");
+    e->done = 1;
+  }
+  /* the others (the recording could not name the thunk): let the next one block first */
+  while (s->wake_at < s->slice_at) {
     uint32_t rec = get32(PAY(&s->ev[s->wake_at])), rep = map_tid(rec);
     LzThread *t = rep && rep < ntids ? threads[rep] : NULL;
     if (!t || t->blocked_on == 0) {
-      BlockWant w = {rec, t, false};
+      BlockWant w = {rec, t, false, 0};
       wait_until(cap, has_blocked, &w, "a thread to block");
-      if (w.given_up) return;
+      if (w.given_up) {
+        TRACE("capability %u updates %llx before recorded thread %u blocks (allocated %llu)\n",
+              cap->cap_no, (unsigned long long)lz_replay_thunk_id(thunk), rec,
+              (unsigned long long)cap->alloc_bytes);
+        return;
+      }
       t = w.t;
     }
     if (t->blocked_on != (LzWord)thunk)
@@ -800,8 +1011,49 @@ void lz_replay_before_update(LzCap *cap, LzWord *thunk) {
   }
 }
 
+/* The woken threads in the order of the slice's THREAD_WAKEUPs from woke_at on. */
+LzThread *lz_replay_wake_order(LzCap *cap, LzThread *woken) {
+  Stream *s = &streams[cap->cap_no];
+  if (!s->in_slice || !woken) return woken;
+  LzThread *out = NULL, **tail = &out;
+  for (size_t i = s->woke_at; woken && i < s->slice_at; i++) {
+    if (s->ev[i].type != LZ_EVT_THREAD_WAKEUP) continue;
+    uint32_t rep = map_tid(get32(PAY(&s->ev[i])));
+    for (LzThread **pp = &woken; *pp; pp = &(*pp)->link)
+      if ((*pp)->id == rep) {
+        LzThread *t = *pp;
+        *pp = t->link;
+        *tail = t;
+        tail = &t->link;
+        s->woke_at = i + 1;
+        break;
+      }
+  }
+  *tail = woken; /* not in the recording's order: the comparison will say so */
+  return out;
+}
+
+/* Pre-emption: a function's heap check is passed without allocating when its path does not
+ * allocate, so several checks can see the recorded allocation count; the recorded one is
+ * the one in the recorded code at the recorded stack depth (RPL_YIELD). Not this one: the
+ * thread re-enters the code, whose heap check asks again and is told to go on. */
+bool lz_rpl_yield_here(LzCap *cap, uint64_t code, uint32_t depth) {
+  Stream *s = &streams[cap->cap_no];
+  if (!s->in_slice || s->yield_at >= s->slice_at) return true; /* nothing recorded: here */
+  const uint8_t *p = PAY(&s->ev[s->yield_at]);
+  if (get64(p) == code && get32(p + 8) == depth) return true;
+  s->skip_check = true;
+  cap->yield = 1;
+  return false;
+}
+
 bool lz_replay_yield_wanted(LzCap *cap) {
   Stream *s = &streams[cap->cap_no];
+  if (s->skip_check) { /* the heap check lz_rpl_yield_here sent the thread back to */
+    s->skip_check = false;
+    cap->yield = 1;
+    return false;
+  }
   if (!s->in_slice || s->slice_why != LZ_STOP_YIELD) {
     cap->yield = 0;
     return false;
@@ -828,7 +1080,7 @@ static bool not_blackhole(void *x) {
 static uint64_t recorded_block_id(Stream *s) {
   for (size_t i = s->ctl; i < s->slice_at && i < s->n; i++)
     if (s->ev[i].type == LZ_EVT_RPL_BLOCK && s->ev[i].len == LZ_RPL_CLAIM_BYTES)
-      return get64(PAY(&s->ev[i]));
+      return block_id(&s->ev[i]);
   return 0;
 }
 
@@ -840,6 +1092,9 @@ bool lz_replay_may_block(LzCap *cap, LzWord *thunk) {
     uint64_t want = recorded_block_id(s), id = lz_replay_thunk_id(thunk);
     if (!want || !id || want == id) return true;
   }
+  TRACE("capability %u waits for blackhole %llx to be updated (allocated %llu, slice ends at %llu)\n",
+        cap->cap_no, (unsigned long long)lz_replay_thunk_id(thunk),
+        (unsigned long long)cap->alloc_bytes, (unsigned long long)s->slice_alloc);
   wait_until(cap, not_blackhole, thunk, "a thunk another thread evaluates");
   return false;
 }
@@ -872,6 +1127,8 @@ int lz_replay_claim_gate(LzCap *cap, LzWord thunk) {
   }
   ClaimWant w = {x, x[0]};
   debug_gate_id = id;
+  TRACE("capability %u: claim gate waits for %llx (claimed by %d) at %llu bytes\n", cap->cap_no,
+        (unsigned long long)id, who, (unsigned long long)cap->alloc_bytes);
   wait_until(cap, claimed_meanwhile, &w, "a thunk another capability claims");
   return 0;
 }

@@ -197,13 +197,35 @@ static void prune_after_gc(LzCap *cap) {
 
 #if LZ_REPLAY
 static LzThread *rq_peek(LzCap *cap) { return S(cap)->rq_head; } /* replay: one runs at a time */
+/* Replay: take thread `id` from wherever it is in cap's run queue (NULL: not there). The
+ * queue's order depends on when other capabilities woke threads into it; the recording
+ * names the thread (Note [Replay]). */
+static LzThread *rq_take(LzCap *cap, uint32_t id) {
+  struct LzSched *s = S(cap);
+  pthread_mutex_lock(&s->lock);
+  LzThread *prev = NULL, *t = s->rq_head;
+  while (t && t->id != id)
+    prev = t, t = t->link;
+  if (t) {
+    if (prev)
+      prev->link = t->link;
+    else
+      s->rq_head = t->link;
+    if (s->rq_tail == t)
+      s->rq_tail = prev;
+    t->link = NULL;
+    atomic_fetch_sub(&s->rq_len, 1);
+  }
+  pthread_mutex_unlock(&s->lock);
+  return t;
+}
 #endif
 
 /* The next thread to run on cap: never NULL (sleeps until there is one). */
 static LzThread *find_work(LzCap *cap) {
 #if LZ_REPLAY
   if (lz_replaying) {
-    LzReplaySchedOps ops = {pools, rq_peek, rq_pop, spark_thread};
+    LzReplaySchedOps ops = {pools, rq_peek, rq_pop, spark_thread, rq_take};
     return lz_replay_find_work(cap, &ops);
   }
 #endif

@@ -6,11 +6,10 @@
 # an event log ghc-events accepts; recording a failing program keeps its output; bad
 # input (missing file, another binary's log, truncated and corrupted logs, --replay on a
 # binary built without -replay) fails with exit status 3 (1 for the flag) and a message.
-# -N1 and -N2 must replay exactly (with thunk ids, Note [Thunk ids]) — at -N2 save for the
-# known pre-emption limit (a recorded pre-emption at a heap check re-entered without
-# allocation: Note [Replay]), detected and printed; at higher -N a replay may stop with a
-# detected divergence (exit 3, Note [Replay] says which), counted and printed, but it
-# never hangs or crashes, and two replays of one log must agree.
+# -N1 and -N2 must replay exactly (Note [Thunk ids], Note [Replay wake-ups]); at higher -N
+# a replay may stop with a detected divergence (exit 3, Note [Replay] says which), counted
+# and printed, but it never hangs or crashes, and two replays of one log must agree.
+# tests/replay/fidelity.sh is the long measurement (every parallel program, K recordings).
 # Environment: REPLAY_N (default "1 2"), REPLAY_RUNS (recordings per -N, default 2).
 set -u
 LZC=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -29,10 +28,16 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 LIMIT=
 if command -v timeout > /dev/null 2>&1; then LIMIT="timeout 120"; fi
 
-for p in par_nfib par_tree_sum spark_duds; do
+# strat_parlist and strat_chunk (parList/parListChunk, as queens): the main thread is woken
+# into a run queue by another capability while its own one runs (Note [Replay wake-ups]).
+# They replay ~99 % exactly at -N2 (1 in 75 seen to diverge, detected), so a divergence
+# there is printed, not a failure, but at least one recording per -N2 must replay exactly
+# (before the wake-up fixes: 0 and 6 of 10).
+for p in par_nfib par_tree_sum spark_duds strat_parlist strat_chunk; do
   "$LZC" -O1 -replay "$PAR/$p.lz" -o "$p" || { fail "$p: lzc -replay"; continue; }
   for n in $NS; do
     k=0
+    ok_before=$ok
     while [ $k -lt "$RUNS" ]; do
       k=$((k + 1))
       ./"$p" +RTS -N"$n" --record="$p.lzr" -RTS > rec.out 2> rec.err < /dev/null
@@ -47,7 +52,7 @@ for p in par_nfib par_tree_sum spark_duds; do
       fi
       if [ $ps1 = $rs ] && cmp -s rec.out rep1.out; then
         ok=$((ok + 1))
-      elif [ "$n" = 1 ] || { [ "$n" = 2 ] && ! grep -q "recorded pre-emption point" rep1.err; }; then
+      elif [ "$n" = 1 ] || { [ "$n" = 2 ] && case $p in strat_*) false ;; esac; }; then
         fail "$p -N$n run $k: exit $ps1 (recorded $rs): $(head -c 300 rep1.err)"
       else # Note [Replay]: known divergences at -N > 1 are detected, exit 3
         [ $ps1 = 3 ] || fail "$p -N$n run $k: exit $ps1, not 3: $(head -c 300 rep1.err)"
@@ -55,6 +60,9 @@ for p in par_nfib par_tree_sum spark_duds; do
       fi
       total=$((total + 1))
     done
+    if [ "$n" = 2 ] && [ "$ok" = "$ok_before" ]; then
+      fail "$p -N2: none of $RUNS recordings replayed exactly"
+    fi
   done
   echo "$p: recorded and replayed at -N $NS"
 done
