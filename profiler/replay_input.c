@@ -71,7 +71,7 @@ static const char *base_name(const char *p) {
 int lzp_check_binary(const char *prog, const char *log_path, const LzpLog *log) {
   uint8_t hash[LZ_SHA256_BYTES];
   char err[1024];
-  if (lz_sha256_file(prog, hash, err, sizeof err) < 0) {
+  if (lz_exe_identity_file(prog, hash, err, sizeof err) < 0) {
     fprintf(stderr, "lzprof: %s\n", err);
     return -1;
   }
@@ -88,7 +88,7 @@ int lzp_check_binary(const char *prog, const char *log_path, const LzpLog *log) 
   if (log->prog_name[0] && strcmp(base_name(log->prog_name), base_name(prog)) != 0)
     fprintf(stderr,
             "lzprof: warning: %s was written by '%s', not '%s' (a plain event log cannot "
-            "say more; a replay log, +RTS --record, records the binary's SHA-256)\n",
+            "say more; a replay log, +RTS --record, records the binary's build id)\n",
             log_path, log->prog_name, prog);
   return 0;
 }

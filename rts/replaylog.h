@@ -60,6 +60,8 @@ int lz_sha256_file(const char *path, uint8_t out[LZ_SHA256_BYTES], char *err, si
  * hash of the linked bytes, read from memory), zero-padded; without one, the SHA-256 of
  * /proc/self/exe. Reading and hashing the file cost 4-7 ms at every start (-replay way). */
 int lz_exe_identity(uint8_t out[LZ_SHA256_BYTES], char *err, size_t errlen);
+/* The same for an executable file (lzprof checking a program against a log). */
+int lz_exe_identity_file(const char *path, uint8_t out[LZ_SHA256_BYTES], char *err, size_t errlen);
 /* 64 lower-case hex digits and a NUL. */
 void lz_sha256_hex(const uint8_t hash[LZ_SHA256_BYTES], char hex[2 * LZ_SHA256_BYTES + 1]);
 
