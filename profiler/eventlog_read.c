@@ -248,6 +248,13 @@ static int read_events(Reader *r, LzpLog *log, FILE *warn) {
   return 0;
 }
 
+/* lzp_read_all's reader for a FILE: 0 at the end, -1 on an error. */
+static long read_file(void *f, uint8_t *buf, size_t room) {
+  size_t got = fread(buf, 1, room, f);
+  return got ? (long)got : ferror((FILE *)f) ? -1 : 0;
+}
+
+
 int lzp_log_read(const char *path, LzpLog *log, char *err, size_t errlen, FILE *warn) {
   memset(log, 0, sizeof *log);
   Reader r = {.err = err, .errlen = errlen, .path = path, .where = "byte"};
@@ -276,30 +283,11 @@ int lzp_log_read(const char *path, LzpLog *log, char *err, size_t errlen, FILE *
     log->mapped = 1;
   } else {
     rewind(f);
-    size_t cap = 1 << 16;
-    buf = malloc(cap);
-    for (;;) {
-      if (!buf) break;
-      if (n == cap) {
-        uint8_t *nb = cap >= ((size_t)1 << 32) ? NULL : realloc(buf, cap * 2);
-        if (!nb) {
-          free(buf);
-          buf = NULL;
-          break;
-        }
-        buf = nb;
-        cap *= 2;
-      }
-      size_t got = fread(buf + n, 1, cap - n, f);
-      n += got;
-      if (got == 0) break;
-    }
-    int rerr = ferror(f);
+    int oom;
+    int rc = lzp_read_all(read_file, f, &buf, &n, &oom);
     fclose(f);
-    if (!buf || rerr) {
-      free(buf);
-      snprintf(err, errlen, "lzprof: %s: %s", path,
-               buf ? "read error" : "file too large or out of memory");
+    if (rc < 0) {
+      snprintf(err, errlen, "lzprof: %s: %s", path, oom ? "file too large or out of memory" : "read error");
       return -1;
     }
     if (lzp_is_replay_log(buf, n)) { /* a .lzr: decompress it (replay_input.c) */

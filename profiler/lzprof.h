@@ -128,6 +128,11 @@ size_t lzp_drop_pages(const LzpLog *log, size_t from, size_t to);
  * the program that wrote the log (a replay log: its SHA-256 matches; a plain log: only a
  * warning when argv[0]'s name differs), -1 with a message on stderr otherwise. */
 int lzp_is_replay_log(const uint8_t *p, size_t n);
+/* Read a whole stream into a malloc'd buffer: `read` returns bytes read into (buf, room),
+ * 0 at the end, < 0 on error. 0 with *data and *size set; -1 with *data NULL (a read error, or
+ * out of memory / over 4 GiB: *oom says which). */
+int lzp_read_all(long (*read)(void *ctx, uint8_t *buf, size_t room), void *ctx, uint8_t **data,
+                 size_t *size, int *oom);
 int lzp_read_replay(const char *path, uint8_t **data, size_t *size, int *complete, char *err,
                     size_t errlen);
 int lzp_check_binary(const char *prog, const char *log_path, const LzpLog *log);

@@ -17,6 +17,38 @@ int lzp_is_replay_log(const uint8_t *p, size_t n) {
   return n >= 4 && p[0] == 0x5C && p[1] == 0x2A && p[2] == 0x4D && p[3] == 0x18;
 }
 
+int lzp_read_all(long (*read)(void *ctx, uint8_t *buf, size_t room), void *ctx, uint8_t **data,
+                 size_t *size, int *oom) {
+  size_t cap = (size_t)1 << 20, n = 0;
+  uint8_t *buf = malloc(cap);
+  *data = NULL, *size = 0, *oom = 1;
+  for (;;) {
+    if (!buf) return -1;
+    if (cap - n < ((size_t)1 << 16)) {
+      uint8_t *nb = cap >= ((size_t)1 << 32) ? NULL : realloc(buf, cap * 2);
+      if (!nb) {
+        free(buf);
+        return -1;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    long got = read(ctx, buf + n, cap - n);
+    if (got < 0) {
+      free(buf);
+      *oom = 0;
+      return -1;
+    }
+    if (got == 0) break;
+    n += (size_t)got;
+  }
+  *data = buf;
+  *size = n;
+  return 0;
+}
+
+static long read_replay(void *r, uint8_t *buf, size_t room) { return lz_replay_read(r, buf, room); }
+
 int lzp_read_replay(const char *path, uint8_t **data, size_t *size, int *complete, char *err,
                     size_t errlen) {
   char rerr[1024];
@@ -27,35 +59,18 @@ int lzp_read_replay(const char *path, uint8_t **data, size_t *size, int *complet
     snprintf(err, errlen, "lzprof: %s", rerr);
     return -1;
   }
-  size_t cap = (size_t)1 << 20, n = 0;
-  uint8_t *buf = malloc(cap);
-  for (;;) {
-    if (!buf) break;
-    if (cap - n < ((size_t)1 << 16)) {
-      uint8_t *nb = cap >= ((size_t)1 << 32) ? NULL : realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    long got = lz_replay_read(r, buf + n, cap - n);
-    if (got < 0) {
+  uint8_t *buf;
+  size_t n;
+  int oom;
+  if (lzp_read_all(read_replay, r, &buf, &n, &oom) < 0) {
+    if (oom)
+      snprintf(err, errlen, "lzprof: %s: the event log is too large or out of memory", path);
+    else
       snprintf(err, errlen, "lzprof: %s", lz_replay_error(r));
-      free(buf);
-      lz_replay_close(r);
-      return -1;
-    }
-    if (got == 0) break;
-    n += (size_t)got;
-  }
-  lz_replay_close(r);
-  if (!buf) {
-    snprintf(err, errlen, "lzprof: %s: the event log is too large or out of memory", path);
+    lz_replay_close(r);
     return -1;
   }
+  lz_replay_close(r);
   /* raw reading does not parse events; the end marker is the log's last two bytes */
   *complete = n >= 2 && buf[n - 2] == 0xff && buf[n - 1] == 0xff;
   *data = buf;

@@ -196,6 +196,23 @@ static inline uint8_t *lz_ev_put64(uint8_t *p, uint64_t v) {
   memcpy(p, &v, 8);
   return p + 8;
 }
+static inline uint16_t lz_ev_get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint32_t lz_ev_get32(const uint8_t *p) {
+  return (uint32_t)lz_ev_get16(p) << 16 | lz_ev_get16(p + 2);
+}
+static inline uint64_t lz_ev_get64(const uint8_t *p) {
+  return (uint64_t)lz_ev_get32(p) << 32 | lz_ev_get32(p + 4);
+}
+/* The words for a STOP_THREAD status (replay messages, the stepper). */
+static inline const char *lz_ev_stop_status_name(uint16_t s) {
+  switch (s) {
+  case LZ_EV_STOP_HEAP_OVERFLOW: return "heap overflow";
+  case LZ_EV_STOP_YIELDING: return "yielding";
+  case LZ_EV_STOP_FINISHED: return "finished";
+  case LZ_EV_STOP_BLOCKED_ON_BLACKHOLE: return "blocked on a blackhole";
+  default: return "other";
+  }
+}
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "eventlog.h: the put helpers assume a little-endian host"
 #endif

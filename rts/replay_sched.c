@@ -97,9 +97,6 @@ static LzThread **threads;          /* by this run's id */
 static size_t ntids;
 
 static const uint8_t *PAY(const Ev *e) { return arena + e->off; }
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-static uint32_t get32(const uint8_t *p) { return (uint32_t)get16(p) << 16 | get16(p + 2); }
-static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) << 32 | get32(p + 4); }
 
 _Noreturn void lz_rpl_fail(const char *fmt, ...) {
   char msg[2048];
@@ -177,7 +174,7 @@ typedef struct Block {
 
 /* The id a thunk a recorded RPL_BLOCK names: its own, or when the blocker could not read it
  * (the owner was updating the thunk: lz_replay_blocking), the RPL_WAKE of its wake-up. */
-static uint64_t block_id(const Ev *x) { return get64(PAY(x)) ? get64(PAY(x)) : x->thunk; }
+static uint64_t block_id(const Ev *x) { return lz_ev_get64(PAY(x)) ? lz_ev_get64(PAY(x)) : x->thunk; }
 
 static int by_tid_time(const void *a, const void *b) {
   const Block *x = a, *y = b;
@@ -195,7 +192,7 @@ static void match_wakeups(void) {
     for (size_t i = 0; i < streams[c].n; i++) {
       Ev *x = &streams[c].ev[i];
       if (x->type == LZ_EVT_RPL_WAKE && x->len == LZ_RPL_CLAIM_BYTES) {
-        waking = get64(PAY(x));
+        waking = lz_ev_get64(PAY(x));
         continue;
       }
       if (x->type == LZ_EVT_THREAD_WAKEUP) {
@@ -204,13 +201,13 @@ static void match_wakeups(void) {
       }
       waking = 0;
       if (x->type == LZ_EVT_RPL_BLOCK && x->len == LZ_RPL_CLAIM_BYTES) {
-        blk = (Block){0, x->time, get64(PAY(x)), x};
+        blk = (Block){0, x->time, lz_ev_get64(PAY(x)), x};
         pending = &blk;
       } else if (x->type == LZ_EVT_RPL_SLICE && x->len == LZ_RPL_SLICE_BYTES) {
-        if (pending && get16(PAY(x) + 4) == LZ_STOP_BLOCKED) {
+        if (pending && lz_ev_get16(PAY(x) + 4) == LZ_STOP_BLOCKED) {
           b = grow(b, &room, nb + 1, sizeof(Block));
           b[nb] = blk;
-          b[nb++].tid = get32(PAY(x));
+          b[nb++].tid = lz_ev_get32(PAY(x));
         }
         pending = NULL;
       }
@@ -221,7 +218,7 @@ static void match_wakeups(void) {
     for (size_t i = 0; i < streams[c].n; i++) {
       Ev *x = &streams[c].ev[i];
       if (x->type != LZ_EVT_THREAD_WAKEUP || x->len < 4 || x->thunk) continue;
-      uint32_t tid = get32(PAY(x));
+      uint32_t tid = lz_ev_get32(PAY(x));
       size_t lo = 0, hi = nb; /* the first block after (tid, time) */
       while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -240,7 +237,7 @@ static void match_wakeups(void) {
       const Ev *x = &streams[c].ev[i];
       if (x->type != LZ_EVT_THREAD_WAKEUP || x->len < 4 || !x->thunk) continue;
       w = grow(w, &wroom, nw + 1, sizeof(Block));
-      w[nw++] = (Block){get32(PAY(x)), x->time, x->thunk, NULL};
+      w[nw++] = (Block){lz_ev_get32(PAY(x)), x->time, x->thunk, NULL};
     }
   qsort(w, nw, sizeof(Block), by_tid_time);
   for (size_t k = 0; k < nb; k++) {
@@ -271,7 +268,7 @@ static void order_runs(void) {
       Ev *x = &streams[c].ev[i];
       if (x->type != LZ_EVT_RUN_THREAD || x->len < 4) continue;
       r = grow(r, &room, nr + 1, sizeof(Block));
-      r[nr++] = (Block){get32(PAY(x)), x->time, 0, x};
+      r[nr++] = (Block){lz_ev_get32(PAY(x)), x->time, 0, x};
     }
   qsort(r, nr, sizeof(Block), by_tid_time);
   for (size_t k = 0; k < nr; k++)
@@ -316,9 +313,9 @@ void lz_rpl_load(const char *path) {
     if (e.type == LZ_EVT_RPL_SPARK) n_sparks++;
     if (e.type == LZ_EVT_CREATE_THREAD && e.len >= 4) {
       n_creates++;
-      if (get32(e.payload) > max_tid) max_tid = get32(e.payload);
+      if (lz_ev_get32(e.payload) > max_tid) max_tid = lz_ev_get32(e.payload);
     }
-    if (e.type == LZ_EVT_RPL_INPUT && e.len >= 4 && get32(e.payload) == 0) {
+    if (e.type == LZ_EVT_RPL_INPUT && e.len >= 4 && lz_ev_get32(e.payload) == 0) {
       input = grow(input, &input_room, n_input + 1, sizeof(Ev));
       input[n_input++] = *x;
     }
@@ -337,11 +334,11 @@ void lz_rpl_load(const char *path) {
       const Ev *x = &streams[c].ev[i];
       if (x->type == LZ_EVT_RPL_SPARK && x->len == LZ_RPL_SPARK_BYTES &&
           PAY(x)[8] == LZ_SPARK_EV_STEAL)
-        map_put(&stolen, get64(PAY(x)), c);
+        map_put(&stolen, lz_ev_get64(PAY(x)), c);
       if (x->type == LZ_EVT_RPL_SPARK && x->len == LZ_RPL_SPARK_BYTES)
-        map_put(&taken, get64(PAY(x)), c);
+        map_put(&taken, lz_ev_get64(PAY(x)), c);
       if (x->type == LZ_EVT_RPL_CLAIM && x->len == LZ_RPL_CLAIM_BYTES)
-        map_put(&claims, get64(PAY(x)), c);
+        map_put(&claims, lz_ev_get64(PAY(x)), c);
     }
   match_wakeups();
   order_runs();
@@ -380,16 +377,6 @@ long lz_rpl_stdin(void *buf, size_t n) {
 
 /* ---- describing events (messages) ----------------------------------------------------------- */
 
-static const char *status_name(uint16_t s) {
-  switch (s) {
-  case LZ_EV_STOP_HEAP_OVERFLOW: return "heap overflow";
-  case LZ_EV_STOP_YIELDING: return "yielding";
-  case LZ_EV_STOP_FINISHED: return "finished";
-  case LZ_EV_STOP_BLOCKED_ON_BLACKHOLE: return "blocked on a blackhole";
-  default: return "other";
-  }
-}
-
 static void describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint32_t len) {
   const char *d = lz_replay_type_desc(reader, type);
   int k = snprintf(out, n, "%s", d ? d : "?");
@@ -397,43 +384,43 @@ static void describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint3
   out += k, n -= (size_t)k;
   switch (type) {
   case LZ_EVT_STOP_THREAD:
-    if (len >= 6) snprintf(out, n, " (thread %u, %s)", get32(p), status_name(get16(p + 4)));
+    if (len >= 6) snprintf(out, n, " (thread %u, %s)", lz_ev_get32(p), lz_ev_stop_status_name(lz_ev_get16(p + 4)));
     return;
   case LZ_EVT_CREATE_THREAD:
   case LZ_EVT_RUN_THREAD:
   case LZ_EVT_THREAD_RUNNABLE:
   case LZ_EVT_CREATE_SPARK_THREAD:
-    if (len >= 4) snprintf(out, n, " (thread %u)", get32(p));
+    if (len >= 4) snprintf(out, n, " (thread %u)", lz_ev_get32(p));
     return;
   case LZ_EVT_MIGRATE_THREAD:
   case LZ_EVT_THREAD_WAKEUP:
-    if (len >= 6) snprintf(out, n, " (thread %u, capability %u)", get32(p), get16(p + 4));
+    if (len >= 6) snprintf(out, n, " (thread %u, capability %u)", lz_ev_get32(p), lz_ev_get16(p + 4));
     return;
   case LZ_EVT_RPL_SLICE:
     if (len >= LZ_RPL_SLICE_BYTES)
-      snprintf(out, n, " (thread %u, why %u, allocated %llu bytes)", get32(p), get16(p + 4),
-               (unsigned long long)get64(p + 6));
+      snprintf(out, n, " (thread %u, why %u, allocated %llu bytes)", lz_ev_get32(p), lz_ev_get16(p + 4),
+               (unsigned long long)lz_ev_get64(p + 6));
     return;
   case LZ_EVT_RPL_SPARK:
     if (len >= LZ_RPL_SPARK_BYTES)
       snprintf(out, n, " (spark %llu:%llu, %s, pool %u)",
-               (unsigned long long)LZ_SPARK_ID_CAP(get64(p)),
-               (unsigned long long)LZ_SPARK_ID_SEQ(get64(p)),
+               (unsigned long long)LZ_SPARK_ID_CAP(lz_ev_get64(p)),
+               (unsigned long long)LZ_SPARK_ID_SEQ(lz_ev_get64(p)),
                p[8] == LZ_SPARK_EV_RUN     ? "run"
                : p[8] == LZ_SPARK_EV_STEAL ? "stolen"
                                            : "fizzled",
-               get16(p + 9));
+               lz_ev_get16(p + 9));
     return;
   case LZ_EVT_RPL_YIELD:
     if (len >= LZ_RPL_YIELD_BYTES)
-      snprintf(out, n, " (code %llx, %u stack words)", (unsigned long long)get64(p), get32(p + 8));
+      snprintf(out, n, " (code %llx, %u stack words)", (unsigned long long)lz_ev_get64(p), lz_ev_get32(p + 8));
     return;
   case LZ_EVT_RPL_CLAIM:
   case LZ_EVT_RPL_BLOCK:
   case LZ_EVT_RPL_WAKE:
     if (len >= LZ_RPL_CLAIM_BYTES)
-      snprintf(out, n, " (thunk %u:%llu)", LZ_THUNK_ID_CAP(get64(p)),
-               (unsigned long long)(get64(p) & ((1ull << 47) - 2)));
+      snprintf(out, n, " (thunk %u:%llu)", LZ_THUNK_ID_CAP(lz_ev_get64(p)),
+               (unsigned long long)(lz_ev_get64(p) & ((1ull << 47) - 2)));
     return;
   default: snprintf(out, n, " (%u payload bytes)", len);
   }
@@ -469,7 +456,7 @@ static void compare(unsigned cap, uint16_t type, const uint8_t *p, uint32_t len)
   uint8_t got[64];
   if (has_tid(type) && len >= 4 && len <= sizeof got) {
     memcpy(got, p, len);
-    uint32_t tid = get32(p);
+    uint32_t tid = lz_ev_get32(p);
     if (tid < ntids && rep2rec[tid]) lz_ev_put32(got, rep2rec[tid]);
     p = got;
   }
@@ -479,7 +466,7 @@ static void compare(unsigned cap, uint16_t type, const uint8_t *p, uint32_t len)
     diverged(cap, NULL, g);
   }
   const Ev *want = &s->ev[s->cmp];
-  if (type == LZ_EVT_RPL_BLOCK && want->type == type && want->len == len && !get64(PAY(want))) {
+  if (type == LZ_EVT_RPL_BLOCK && want->type == type && want->len == len && !lz_ev_get64(PAY(want))) {
     s->cmp++; /* the recording could not name the thunk (lz_replay_blocking) */
     return;
   }
@@ -501,20 +488,20 @@ static size_t compare_sink(void *ctx, const void *bytes, size_t n) {
     seen_header = true;
     return n;
   }
-  if (n < 24 || get16(p) != LZ_EVT_BLOCK_MARKER) return n; /* the end marker */
-  uint32_t size = get32(p + 10);
-  uint16_t cap = get16(p + 22);
+  if (n < 24 || lz_ev_get16(p) != LZ_EVT_BLOCK_MARKER) return n; /* the end marker */
+  uint32_t size = lz_ev_get32(p + 10);
+  uint16_t cap = lz_ev_get16(p + 22);
   if (size < 24 || size > n)
     lz_rpl_fail("--replay: internal error: a block of %u bytes in a piece of %zu", size, n);
   end = p + size;
   if (cap == LZ_EV_CAP_GLOBAL || cap >= nstreams) return n;
   for (const uint8_t *q = p + 24; q + 10 <= end;) {
-    uint16_t type = get16(q);
+    uint16_t type = lz_ev_get16(q);
     q += 10;
     int sz = lz_replay_type_size(reader, type);
     uint32_t len;
     if (sz == LZ_EV_VAR) {
-      len = get16(q);
+      len = lz_ev_get16(q);
       q += 2;
     } else if (sz >= 0) {
       len = (uint32_t)sz;
@@ -598,7 +585,7 @@ static _Noreturn void stuck(LzCap *cap, const char *what) {
       if (debug_gate_id)
         for (size_t k = 0; k < o->n; k++)
           if ((o->ev[k].type == LZ_EVT_RPL_CLAIM || o->ev[k].type == LZ_EVT_RPL_BLOCK) &&
-              get64(PAY(&o->ev[k])) == debug_gate_id)
+              lz_ev_get64(PAY(&o->ev[k])) == debug_gate_id)
             fprintf(stderr, "    event #%llu names thunk %llx (the last gate's)\n",
                     (unsigned long long)o->ev[k].index, (unsigned long long)debug_gate_id);
       if (debug_ops && c < lz_ncaps) {
@@ -766,8 +753,8 @@ static void begin_slice(LzCap *cap, Stream *s, size_t run_at, LzThread *t) {
     k++;
   s->in_slice = true;
   s->slice_at = k;
-  s->slice_why = k < s->n ? get16(PAY(&s->ev[k]) + 4) : 0xffff;
-  s->slice_alloc = k < s->n ? get64(PAY(&s->ev[k]) + 6) : 0;
+  s->slice_why = k < s->n ? lz_ev_get16(PAY(&s->ev[k]) + 4) : 0xffff;
+  s->slice_alloc = k < s->n ? lz_ev_get64(PAY(&s->ev[k]) + 6) : 0;
   s->wake_at = next_wakeup(s, run_at + 1);
   s->woke_at = run_at + 1;
   s->yield_at = k;
@@ -867,8 +854,8 @@ LzThread *lz_replay_find_work(LzCap *cap, const LzReplaySchedOps *ops) {
     const uint8_t *p = PAY(e);
     switch (e->type) {
     case LZ_EVT_RPL_SPARK: {
-      LzSparkId id = get64(p);
-      unsigned kind = p[8], from = get16(p + 9);
+      LzSparkId id = lz_ev_get64(p);
+      unsigned kind = p[8], from = lz_ev_get16(p + 9);
       if (from >= lz_ncaps) bad(s, i, cap->cap_no, "a spark pool that does not exist");
       PoolWant w = {ops->pools[from], id};
       wait_until(cap, pool_top_is, &w, "a spark to be pushed");
@@ -887,13 +874,13 @@ LzThread *lz_replay_find_work(LzCap *cap, const LzReplaySchedOps *ops) {
       LzThread *t = ops->spark_thread(cap);
       size_t j = next_control(s);
       if (j < s->n && s->ev[j].type == LZ_EVT_CREATE_THREAD) {
-        uint32_t rec = get32(PAY(&s->ev[j]));
+        uint32_t rec = lz_ev_get32(PAY(&s->ev[j]));
         if (rec < ntids && t->id < ntids) rec2rep[rec] = t->id, rep2rec[t->id] = rec;
         s->ctl = j + 1;
         j = next_control(s);
       }
       if (j == s->n || s->ev[j].type != LZ_EVT_RUN_THREAD ||
-          map_tid(get32(PAY(&s->ev[j]))) != t->id)
+          map_tid(lz_ev_get32(PAY(&s->ev[j]))) != t->id)
         bad(s, j, cap->cap_no, "a spark thread starting");
       t->next = lz_eval;
       t->r1 = sp.closure;
@@ -902,7 +889,7 @@ LzThread *lz_replay_find_work(LzCap *cap, const LzReplaySchedOps *ops) {
     }
     case LZ_EVT_MIGRATE_THREAD: {
       size_t r = next_control_from(s, i + 1);
-      RqWant w = {ops, cap, get32(p), map_tid(get32(p)),
+      RqWant w = {ops, cap, lz_ev_get32(p), map_tid(lz_ev_get32(p)),
                   r < s->n && s->ev[r].type == LZ_EVT_RUN_THREAD ? s->ev[r].thunk : 0};
       wait_until(cap, other_rq_has, &w, "a runnable thread on another capability");
       LzThread *t = NULL;
@@ -912,20 +899,20 @@ LzThread *lz_replay_find_work(LzCap *cap, const LzReplaySchedOps *ops) {
       s->ctl = i + 1;
       size_t j = next_control(s);
       if (j == s->n || s->ev[j].type != LZ_EVT_RUN_THREAD ||
-          map_tid(get32(PAY(&s->ev[j]))) != t->id)
+          map_tid(lz_ev_get32(PAY(&s->ev[j]))) != t->id)
         bad(s, j, cap->cap_no, "a migrated thread starting");
       begin_slice(cap, s, j, t);
       return t;
     }
     case LZ_EVT_RUN_THREAD: {
-      RqWant w = {ops, cap, get32(p), map_tid(get32(p)), e->thunk};
+      RqWant w = {ops, cap, lz_ev_get32(p), map_tid(lz_ev_get32(p)), e->thunk};
       wait_until(cap, rq_has, &w, "a thread in its run queue");
       LzThread *t = ops->rq_take(cap, w.tid);
       begin_slice(cap, s, i, t);
       return t;
     }
     case LZ_EVT_CREATE_THREAD: /* the main thread's, made before the scheduler ran */
-      if (!map_tid(get32(p))) bad(s, i, cap->cap_no, "no thread created");
+      if (!map_tid(lz_ev_get32(p))) bad(s, i, cap->cap_no, "no thread created");
       s->ctl = i + 1;
       continue;
     default: bad(s, i, cap->cap_no, "the scheduler looking for work");
@@ -986,13 +973,13 @@ void lz_replay_before_update(LzCap *cap, LzWord *thunk) {
   for (size_t j = 0; id && j < s->nwk; j++) {
     Ev *e = &s->ev[s->wk[j]];
     if (e->done || e->thunk != id) continue;
-    BlockWant w = {get32(PAY(e)), NULL, false, (LzWord)thunk};
+    BlockWant w = {lz_ev_get32(PAY(e)), NULL, false, (LzWord)thunk};
     wait_until(cap, has_blocked, &w, "a thread to block on the thunk this capability updates");
     e->done = 1;
   }
   /* the others (the recording could not name the thunk): let the next one block first */
   while (s->wake_at < s->slice_at) {
-    uint32_t rec = get32(PAY(&s->ev[s->wake_at])), rep = map_tid(rec);
+    uint32_t rec = lz_ev_get32(PAY(&s->ev[s->wake_at])), rep = map_tid(rec);
     LzThread *t = rep && rep < ntids ? threads[rep] : NULL;
     if (!t || t->blocked_on == 0) {
       BlockWant w = {rec, t, false, 0};
@@ -1018,7 +1005,7 @@ LzThread *lz_replay_wake_order(LzCap *cap, LzThread *woken) {
   LzThread *out = NULL, **tail = &out;
   for (size_t i = s->woke_at; woken && i < s->slice_at; i++) {
     if (s->ev[i].type != LZ_EVT_THREAD_WAKEUP) continue;
-    uint32_t rep = map_tid(get32(PAY(&s->ev[i])));
+    uint32_t rep = map_tid(lz_ev_get32(PAY(&s->ev[i])));
     for (LzThread **pp = &woken; *pp; pp = &(*pp)->link)
       if ((*pp)->id == rep) {
         LzThread *t = *pp;
@@ -1041,7 +1028,7 @@ bool lz_rpl_yield_here(LzCap *cap, uint64_t code, uint32_t depth) {
   Stream *s = &streams[cap->cap_no];
   if (!s->in_slice || s->yield_at >= s->slice_at) return true; /* nothing recorded: here */
   const uint8_t *p = PAY(&s->ev[s->yield_at]);
-  if (get64(p) == code && get32(p + 8) == depth) return true;
+  if (lz_ev_get64(p) == code && lz_ev_get32(p + 8) == depth) return true;
   s->skip_check = true;
   cap->yield = 1;
   return false;

@@ -77,9 +77,6 @@ void lz_step_fmt_spark(char *out, size_t n, uint64_t id);
 void lz_step_fmt_thunk(char *out, size_t n, uint64_t id);
 bool lz_step_parse_id(const char *s, bool thunk, uint64_t *id);
 LzStepEvKind lz_step_ev_kind(uint16_t type, const uint8_t *payload, uint32_t len);
-/* The source-location table of the program (codegen/cg_srcloc.c): "file:line:col", or NULL. */
-const char *lz_step_srcloc(uint32_t idx);
-const char *lz_step_srcloc_of(const LzInfo *info);
 /* Does the location "path/file.lz:12:3-9" (or "(12,3)-(14,1)") cover `line` of `file`
  * (a path whose last component is compared when `file` has no '/')? */
 bool lz_step_srcloc_covers(const char *loc, const char *file, int line);

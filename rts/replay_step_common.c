@@ -13,17 +13,6 @@
 #include "replay.h"
 #include "replay_step.h"
 
-/* Emitted by lzc -replay (codegen/cg_srcloc.c); weak so that a program without a table
- * links and steps, without locations. */
-extern const char *const lz_srcloc_table[] __attribute__((weak));
-extern const uint32_t lz_srcloc_count __attribute__((weak));
-
-const char *lz_step_srcloc(uint32_t idx) {
-  if (!lz_srcloc_table || !&lz_srcloc_count || idx == 0 || idx >= lz_srcloc_count) return NULL;
-  return lz_srcloc_table[idx];
-}
-
-const char *lz_step_srcloc_of(const LzInfo *info) { return info ? lz_step_srcloc(info->srcloc) : NULL; }
 
 bool lz_step_srcloc_covers(const char *loc, const char *file, int line) {
   const char *colon = strchr(loc, ':');

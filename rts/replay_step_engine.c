@@ -21,6 +21,7 @@
 
 #include "replay.h"
 #include "replay_step.h"
+#include "spark_sites.h"
 #if LZ_PROF
 #include "prof.h"
 #endif
@@ -116,9 +117,7 @@ static void collect_wanted(void) {
     LzRplEvent e;
     for (size_t i = 0; lz_rpl_event(c, i, &e); i++)
       if ((e.type == LZ_EVT_RPL_CLAIM || e.type == LZ_EVT_RPL_BLOCK) && e.len >= 8) {
-        uint64_t id = 0;
-        for (int k = 0; k < 8; k++)
-          id = id << 8 | e.payload[k];
+        uint64_t id = lz_ev_get64(e.payload);
         if (id) name_slot(&wanted, id, true);
       }
   }
@@ -178,35 +177,18 @@ static void say(const char *fmt, ...) {
   va_end(ap);
 }
 
-static uint64_t get_be(const uint8_t *p, int n) {
-  uint64_t v = 0;
-  for (int i = 0; i < n; i++)
-    v = v << 8 | p[i];
-  return v;
-}
-
-static const char *stop_status(unsigned s) {
-  switch (s) {
-  case LZ_EV_STOP_HEAP_OVERFLOW: return "heap overflow";
-  case LZ_EV_STOP_YIELDING: return "yielding";
-  case LZ_EV_STOP_FINISHED: return "finished";
-  case LZ_EV_STOP_BLOCKED_ON_BLACKHOLE: return "blocked on a blackhole";
-  default: return "stopped";
-  }
-}
-
 static uint32_t event_thread(unsigned c, const LzRplEvent *e) {
   switch (e->type) {
   case LZ_EVT_CREATE_THREAD: case LZ_EVT_RUN_THREAD: case LZ_EVT_STOP_THREAD:
   case LZ_EVT_THREAD_RUNNABLE: case LZ_EVT_MIGRATE_THREAD: case LZ_EVT_THREAD_WAKEUP:
   case LZ_EVT_CREATE_SPARK_THREAD: case LZ_EVT_RPL_SLICE:
-    return e->len >= 4 ? (uint32_t)get_be(e->payload, 4) : 0;
+    return e->len >= 4 ? lz_ev_get32(e->payload) : 0;
   default: return running[c];
   }
 }
 
 static void site_text(char *out, size_t n, uint32_t srcloc) {
-  const char *s = lz_step_srcloc(srcloc);
+  const char *s = lz_srcloc(srcloc);
   snprintf(out, n, "%s%s", s ? "  at " : "", s ? s : "");
 }
 
@@ -214,31 +196,31 @@ static void site_text(char *out, size_t n, uint32_t srcloc) {
 static void describe(char *out, size_t n, unsigned c, const LzRplEvent *e) {
   const uint8_t *p = e->payload;
   char id[48], site[256] = "";
-  uint32_t tid = e->len >= 4 ? (uint32_t)get_be(p, 4) : 0;
+  uint32_t tid = e->len >= 4 ? lz_ev_get32(p) : 0;
   switch (e->type) {
   case LZ_EVT_CREATE_THREAD: snprintf(out, n, "create thread %u", tid); return;
   case LZ_EVT_CREATE_SPARK_THREAD: snprintf(out, n, "create spark thread %u", tid); return;
   case LZ_EVT_RUN_THREAD: snprintf(out, n, "run thread %u", tid); return;
   case LZ_EVT_STOP_THREAD:
     snprintf(out, n, "stop thread %u: %s", tid,
-             stop_status(e->len >= 6 ? (unsigned)get_be(p + 4, 2) : 0));
+             lz_ev_stop_status_name(e->len >= 6 ? lz_ev_get16(p + 4) : 0));
     return;
   case LZ_EVT_THREAD_RUNNABLE: snprintf(out, n, "thread %u runnable", tid); return;
   case LZ_EVT_MIGRATE_THREAD:
-    snprintf(out, n, "migrate thread %u to cap %u", tid, (unsigned)get_be(p + 4, 2));
+    snprintf(out, n, "migrate thread %u to cap %u", tid, lz_ev_get16(p + 4));
     return;
   case LZ_EVT_THREAD_WAKEUP:
-    snprintf(out, n, "wake up thread %u on cap %u", tid, (unsigned)get_be(p + 4, 2));
+    snprintf(out, n, "wake up thread %u on cap %u", tid, lz_ev_get16(p + 4));
     return;
   case LZ_EVT_RPL_SLICE:
-    snprintf(out, n, "slice of thread %u ends after %" PRIu64 " bytes", tid, get_be(p + 6, 8));
+    snprintf(out, n, "slice of thread %u ends after %" PRIu64 " bytes", tid, lz_ev_get64(p + 6));
     return;
   case LZ_EVT_RPL_SPARK: {
-    uint64_t sid = get_be(p, 8);
+    uint64_t sid = lz_ev_get64(p);
     lz_step_fmt_spark(id, sizeof id, sid);
     Named *nm = name_slot(&sparks, sid, false);
     if (nm) site_text(site, sizeof site, nm->srcloc);
-    unsigned pool = (unsigned)get_be(p + 9, 2);
+    unsigned pool = lz_ev_get16(p + 9);
     if (p[8] == LZ_SPARK_EV_STEAL)
       snprintf(out, n, "steal spark %s from cap %u%s", id, pool, site);
     else
@@ -247,7 +229,7 @@ static void describe(char *out, size_t n, unsigned c, const LzRplEvent *e) {
   }
   case LZ_EVT_RPL_CLAIM:
   case LZ_EVT_RPL_BLOCK: {
-    uint64_t tk = get_be(p, 8);
+    uint64_t tk = lz_ev_get64(p);
     lz_step_fmt_thunk(id, sizeof id, tk);
     Named *nm = tk ? name_slot(&thunks, tk, false) : NULL;
     if (nm) site_text(site, sizeof site, nm->srcloc);
@@ -275,7 +257,7 @@ static void describe(char *out, size_t n, unsigned c, const LzRplEvent *e) {
 
 static void update_model(unsigned c, const LzRplEvent *e) {
   const uint8_t *p = e->payload;
-  uint32_t tid = e->len >= 4 ? (uint32_t)get_be(p, 4) : 0;
+  uint32_t tid = e->len >= 4 ? lz_ev_get32(p) : 0;
   TInfo *t;
   switch (e->type) {
   case LZ_EVT_CREATE_THREAD:
@@ -291,7 +273,7 @@ static void update_model(unsigned c, const LzRplEvent *e) {
     break;
   case LZ_EVT_STOP_THREAD: {
     t = thread_info(tid);
-    unsigned s = e->len >= 6 ? (unsigned)get_be(p + 4, 2) : 0;
+    unsigned s = e->len >= 6 ? lz_ev_get16(p + 4) : 0;
     t->state = s == LZ_EV_STOP_FINISHED ? T_FINISHED
                : s == LZ_EV_STOP_BLOCKED_ON_BLACKHOLE ? T_BLOCKED
                                                       : T_RUNNABLE;
@@ -300,13 +282,13 @@ static void update_model(unsigned c, const LzRplEvent *e) {
     break;
   }
   case LZ_EVT_THREAD_RUNNABLE: thread_info(tid)->state = T_RUNNABLE; break;
-  case LZ_EVT_MIGRATE_THREAD: thread_info(tid)->cap = (unsigned)get_be(p + 4, 2); break;
+  case LZ_EVT_MIGRATE_THREAD: thread_info(tid)->cap = lz_ev_get16(p + 4); break;
   case LZ_EVT_THREAD_WAKEUP:
     t = thread_info(tid);
-    t->state = T_RUNNABLE, t->cap = (unsigned)get_be(p + 4, 2);
+    t->state = T_RUNNABLE, t->cap = lz_ev_get16(p + 4);
     break;
   case LZ_EVT_RPL_BLOCK: /* the running thread blocks: shown blocked from this event on */
-    last_block[c] = get_be(p, 8);
+    last_block[c] = lz_ev_get64(p);
     if (running[c]) {
       t = thread_info(running[c]);
       t->state = T_BLOCKED, t->blocked_on = last_block[c];
@@ -334,11 +316,11 @@ static int break_hit(unsigned c, const LzRplEvent *e) {
   uint64_t id = 0;
   uint32_t srcloc = 0;
   if (e->type == LZ_EVT_RPL_SPARK && e->len >= 8) {
-    id = get_be(e->payload, 8);
+    id = lz_ev_get64(e->payload);
     Named *nm = name_slot(&sparks, id, false);
     srcloc = nm ? nm->srcloc : 0;
   } else if ((e->type == LZ_EVT_RPL_CLAIM || e->type == LZ_EVT_RPL_BLOCK) && e->len >= 8) {
-    id = get_be(e->payload, 8);
+    id = lz_ev_get64(e->payload);
     Named *nm = id ? name_slot(&thunks, id, false) : NULL;
     srcloc = nm ? nm->srcloc : 0;
   }
@@ -356,7 +338,7 @@ static int break_hit(unsigned c, const LzRplEvent *e) {
     case LZ_BRK_CAP: hit = c == b->id; break;
     case LZ_BRK_CC: hit = cc_on_stack(c, b->text); break;
     case LZ_BRK_LINE: {
-      const char *loc = lz_step_srcloc(srcloc);
+      const char *loc = lz_srcloc(srcloc);
       hit = loc && lz_step_srcloc_covers(loc, b->text, b->line);
       break;
     }
@@ -458,7 +440,7 @@ static void show_frames(LzThread *t, LzWord *sp) {
     char id[48];
     switch (i->type) {
     case LZ_FRAME_RET: {
-      const char *loc = lz_step_srcloc(i->srcloc);
+      const char *loc = lz_srcloc(i->srcloc);
       say("T   #%d case continuation %s\n", k, loc ? loc : "(no location)");
       break;
     }
@@ -466,7 +448,7 @@ static void show_frames(LzThread *t, LzWord *sp) {
       uint64_t tid = lz_replay_thunk_id((LzWord *)LZ_UNTAG(p[1]));
       Named *nm = tid ? name_slot(&thunks, tid, false) : NULL;
       lz_step_fmt_thunk(id, sizeof id, tid);
-      const char *loc = lz_step_srcloc(nm ? nm->srcloc : tid ? recent_srcloc(tid) : 0);
+      const char *loc = lz_srcloc(nm ? nm->srcloc : tid ? recent_srcloc(tid) : 0);
       say("T   #%d update thunk %s%s%s\n", k, tid ? id : "(runtime)", loc ? "  at " : "", loc ? loc : "");
       break;
     }
@@ -522,7 +504,7 @@ static void print_thunk(const char *arg) {
   }
   LzWord *x = (LzWord *)objects[nm->slot - 1];
   const LzInfo *i = (const LzInfo *)__atomic_load_n(&x[0], __ATOMIC_ACQUIRE);
-  const char *loc = lz_step_srcloc(nm->srcloc);
+  const char *loc = lz_srcloc(nm->srcloc);
   say("T thunk %s%s%s\n", ids, loc ? " at " : "", loc ? loc : "");
   switch (i->type) {
   case LZ_THUNK: say("T   unevaluated\n"); break;

@@ -21,7 +21,7 @@
 #include "eventlog.h"
 
 /* Emitted by lzc -replay (codegen/cg_srcloc.c); weak: other programs have no table. The
- * stepper reads the same table (lz_step_srcloc, replay_step_common.c). */
+ * stepper reads it through lz_srcloc too. */
 extern const char *const lz_srcloc_table[] __attribute__((weak));
 extern const uint32_t lz_srcloc_count __attribute__((weak));
 
