@@ -165,8 +165,7 @@ static CgCont *cont_for(Cg *cg, StgExpr *e, LLVMValueRef ret) {
     if (size <= CG_INLINE_ALTS) k->inline_alts = true;
     else k->fast = cg_new_code_fn(cg, lz_fmt("%s_alts", name));
   }
-  k->info = cg_info_table(cg, lz_fmt("%s_info", name), k->fn, LZ_FRAME_RET, 0, 0, k->nlive, NULL);
-  cg_srcloc_set(cg, k->info, e->span);
+  k->info = cg_info_table(cg, lz_fmt("%s_info", name), k->fn, LZ_FRAME_RET, 0, 0, k->nlive, NULL, e->span);
   cg_map_put(&cg->conts, e, k);
   CgJob j = {JOB_CONT, NULL, k, cg->top, 0};
   LZ_PUSH(cg->jobs, j);

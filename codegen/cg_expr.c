@@ -31,11 +31,10 @@ LLVMValueRef cg_closure_code(Cg *cg, StgRhs *rhs) {
   vi->code = cg_new_code_fn(cg, lz_fmt("%s_%s", label, rhs_kind_name(rhs->kind)));
   if (rhs->kind == STG_FUN)
     vi->info = cg_info_table(cg, lz_fmt("%s_info", label), vi->code, LZ_FUN, rhs->arity, 0,
-                             top ? 0 : rhs->nfvs, label);
+                             top ? 0 : rhs->nfvs, label, rhs->span);
   else
     vi->info = cg_info_table(cg, lz_fmt("%s_info", label), vi->code, LZ_THUNK, 0, 0,
-                             top ? 1 : 1 + rhs->nfvs + cg_prof_thunk_extra(cg), label);
-  cg_srcloc_set(cg, vi->info, rhs->span);
+                             top ? 1 : 1 + rhs->nfvs + cg_prof_thunk_extra(cg), label, rhs->span);
   CgJob j = {JOB_CLOSURE, rhs, NULL, top ? cg_var_label(rhs->var) : cg->top, 0};
   LZ_PUSH(cg->jobs, j);
   return vi->code;
@@ -245,7 +244,8 @@ static LLVMValueRef ap_thunk_info(Cg *cg, int n) {
   if (!cg->ap_thunk_info[n]) {
     cg->ap_thunk_code[n] = cg_new_code_fn(cg, lz_fmt("lz_cg_ap%d_thunk", n));
     cg->ap_thunk_info[n] = cg_info_table(cg, lz_fmt("lz_cg_ap%d_thunk_info", n), cg->ap_thunk_code[n],
-                                         LZ_THUNK, 0, 0, 2 + n + cg_prof_thunk_extra(cg), "apply thunk");
+                                         LZ_THUNK, 0, 0, 2 + n + cg_prof_thunk_extra(cg), "apply thunk",
+                                         (LzSpan){0});
   }
   return cg->ap_thunk_info[n];
 }
@@ -394,7 +394,7 @@ static LLVMValueRef pap_info(Cg *cg, StgRhs *rhs, int m) {
   if (local && cg->top) label = lz_fmt("%s.%s", cg->top, label);
   vi->pap_code[m] = cg_new_code_fn(cg, lz_fmt("%s_pap%d", label, m));
   vi->pap_info[m] = cg_info_table(cg, lz_fmt("%s_pap%d_info", label, m), vi->pap_code[m], LZ_FUN,
-                                  rhs->arity - m, 0, m + (local ? 1 : 0), label);
+                                  rhs->arity - m, 0, m + (local ? 1 : 0), label, rhs->span);
   CgJob j = {JOB_PAP, rhs, NULL, cg->top, m};
   LZ_PUSH(cg->jobs, j);
   return vi->pap_info[m];

@@ -170,7 +170,7 @@ static LLVMValueRef const_cstring(Cg *cg, const char *s) {
 }
 
 LLVMValueRef cg_info_table(Cg *cg, const char *name, LLVMValueRef entry, int type, int arity,
-                           int tag, int size, const char *label) {
+                           int tag, int size, const char *label, LzSpan span) {
   LLVMValueRef g = LLVMAddGlobal(cg->mod, cg->t_info, name);
   LLVMValueRef f[7] = {
       entry ? LLVMConstBitCast(entry, cg->t_codep) : LLVMConstNull(cg->t_codep),
@@ -178,7 +178,7 @@ LLVMValueRef cg_info_table(Cg *cg, const char *name, LLVMValueRef entry, int typ
       LLVMConstInt(cg->t_i16, (unsigned)arity, 0),
       LLVMConstInt(cg->t_i32, (unsigned)tag, 0),
       LLVMConstInt(cg->t_i32, (unsigned)size, 0),
-      LLVMConstInt(cg->t_i32, 0, 0),
+      LLVMConstInt(cg->t_i32, cg_srcloc_index(cg, span), 0),
       const_cstring(cg, label),
   };
   LLVMSetInitializer(g, LLVMConstNamedStruct(cg->t_info, f, 7));
@@ -196,7 +196,7 @@ LLVMValueRef cg_con_info(Cg *cg, CoreDataCon *c) {
   const char *mod = c->tycon && c->tycon->module ? c->tycon->module : NULL;
   const char *label = mod ? lz_fmt("%s.%s", mod, c->name) : c->name;
   g = cg_info_table(cg, lz_fmt("%s_con_info", label), cg->rt_con_entry, LZ_CON, 0, c->tag,
-                    c->arity, c->name);
+                    c->arity, c->name, (LzSpan){0});
   cg_map_put(&cg->con_infos, c, g);
   return g;
 }

@@ -146,7 +146,7 @@ LLVMValueRef cg_word(Cg *cg, int64_t v);             /* i64 constant */
 LLVMValueRef cg_i32(Cg *cg, int64_t v);
 LLVMValueRef cg_const_ptr_word(Cg *cg, LLVMValueRef global, int tag); /* ptrtoint + tag */
 LLVMValueRef cg_info_table(Cg *cg, const char *name, LLVMValueRef entry, int type, int arity,
-                           int tag, int size, const char *label); /* new constant LzInfo */
+                           int tag, int size, const char *label, LzSpan span); /* new constant LzInfo */
 LLVMValueRef cg_con_info(Cg *cg, CoreDataCon *c);     /* shared info table of a constructor */
 LLVMValueRef cg_string_global(Cg *cg, const char *bytes, size_t len);
 LLVMValueRef cg_new_code_fn(Cg *cg, const char *name); /* internal LzCode function */
@@ -220,7 +220,7 @@ void cg_prof_enter_caf(CgFn *f, Sym module);
 
 /* ---- cg_srcloc.c: the source-location table (opts.replay only; Note [Stepper]) ------------ */
 
-void cg_srcloc_set(Cg *cg, LLVMValueRef info, LzSpan span); /* info->srcloc := span's index */
+unsigned cg_srcloc_index(Cg *cg, LzSpan span); /* info->srcloc of a closure from span; 0: none */
 void cg_srcloc_emit(Cg *cg); /* after every info table: lz_srcloc_table, lz_srcloc_count */
 
 /* ---- cg_prim.c: primitive operations ------------------------------------------------------- */

@@ -11,29 +11,17 @@
 
 #include <string.h>
 
-/* Index of `span`'s string in the table (added on first use); 0 for an unknown span. */
-static unsigned srcloc_index(Cg *cg, LzSpan span) {
-  if (!lz_span_known(span)) return 0;
-  const char *s = lz_span_ghc(span);
-  Sym key = lz_sym(s);
+/* Index of `span`'s string in the table (added on first use); 0 for an unknown span and
+ * outside the -replay way. cg_info_table stores it in the info table's srcloc field. */
+unsigned cg_srcloc_index(Cg *cg, LzSpan span) {
+  if (!cg->opts.replay || !lz_span_known(span)) return 0;
+  Sym key = lz_sym(lz_span_ghc(span));
   void *got = cg_map_get(&cg->srcloc_index, (void *)key);
   if (got) return (unsigned)(uintptr_t)got;
   LZ_PUSH(cg->srclocs, key);
   unsigned idx = (unsigned)cg->srclocs.len; /* 1-based: 0 is "none" */
   cg_map_put(&cg->srcloc_index, (void *)key, (void *)(uintptr_t)idx);
   return idx;
-}
-
-void cg_srcloc_set(Cg *cg, LLVMValueRef info, LzSpan span) {
-  if (!cg->opts.replay) return;
-  unsigned idx = srcloc_index(cg, span);
-  if (!idx) return;
-  LLVMValueRef init = LLVMGetInitializer(info);
-  LLVMValueRef f[7];
-  for (unsigned i = 0; i < 7; i++)
-    f[i] = LLVMGetOperand(init, i);
-  f[5] = LLVMConstInt(cg->t_i32, idx, 0);
-  LLVMSetInitializer(info, LLVMConstNamedStruct(cg->t_info, f, 7));
 }
 
 void cg_srcloc_emit(Cg *cg) {

@@ -137,13 +137,17 @@ static struct {
   uint32_t srcloc;
 } recent[1u << RECENT_BITS];
 
+static size_t recent_slot(uint64_t id) {
+  return (size_t)((id * 0x9E3779B97F4A7C15ull) >> (64 - RECENT_BITS));
+}
+
 static uint32_t recent_srcloc(uint64_t id) {
-  size_t i = (size_t)((id * 0x9E3779B97F4A7C15ull) >> (64 - RECENT_BITS));
+  size_t i = recent_slot(id);
   return recent[i].id == id ? recent[i].srcloc : 0;
 }
 
 void lz_step_claiming(LzCap *cap, LzWord *x, LzWord id) {
-  size_t i = (size_t)((id * 0x9E3779B97F4A7C15ull) >> (64 - RECENT_BITS));
+  size_t i = recent_slot(id);
   recent[i].id = id, recent[i].srcloc = closure_srcloc((LzWord)x);
   if (!name_slot(&wanted, id, false)) return;
   Named *n = name_slot(&thunks, id, true);
@@ -193,7 +197,7 @@ static void site_text(char *out, size_t n, uint32_t srcloc) {
 }
 
 /* One line for the event: what it did, with ids and source locations. */
-static void describe(char *out, size_t n, unsigned c, const LzRplEvent *e) {
+static void describe(char *out, size_t n, const LzRplEvent *e) {
   const uint8_t *p = e->payload;
   char id[48], site[256] = "";
   uint32_t tid = e->len >= 4 ? lz_ev_get32(p) : 0;
@@ -250,7 +254,6 @@ static void describe(char *out, size_t n, unsigned c, const LzRplEvent *e) {
   default: {
     const char *d = lz_rpl_type_desc(e->type);
     snprintf(out, n, "%s", d ? d : "event");
-    (void)c;
   }
   }
 }
@@ -311,8 +314,7 @@ static bool cc_on_stack(unsigned c, const char *name) {
   return false;
 }
 
-static int break_hit(unsigned c, const LzRplEvent *e) {
-  LzStepEvKind k = lz_step_ev_kind(e->type, e->payload, e->len);
+static int break_hit(unsigned c, const LzRplEvent *e, LzStepEvKind k) {
   uint64_t id = 0;
   uint32_t srcloc = 0;
   if (e->type == LZ_EVT_RPL_SPARK && e->len >= 8) {
@@ -588,13 +590,13 @@ void lz_step_event(LzEvBuf *eb, uint16_t type) {
   sp_saved = k != LZ_SEV_CLAIM && k != LZ_SEV_TRACE && k != LZ_SEV_MARKER && k != LZ_SEV_WAKEUP;
   update_model(c, &e);
   char what[400];
-  describe(what, sizeof what, c, &e);
+  describe(what, sizeof what, &e);
   char tid[16] = "-";
   uint32_t t = event_thread(c, &e);
   if (t) snprintf(tid, sizeof tid, "%u", t);
   say("E %" PRIu64 " #%-6" PRIu64 " %4" PRIu64 ".%06" PRIu64 "s  cap %u  thread %-4s %s\n", nev,
       nev, e.time / 1000000000u, e.time / 1000 % 1000000, c, tid, what);
-  int bp = use_breaks && nev > go_from ? break_hit(c, &e) : 0;
+  int bp = use_breaks && nev > go_from ? break_hit(c, &e, k) : 0;
   if (nev >= target || bp) stop_here(bp);
 }
 
