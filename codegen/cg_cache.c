@@ -144,7 +144,8 @@ static void prune(const char *dir, const char *keep) {
     for (size_t i = 0; i < n && total > limit / 4 * 3; i++)
       if (strcmp(es[i].path, keep) != 0 && unlink(es[i].path) == 0) total -= (double)es[i].size;
   }
-  for (size_t i = 0; i < n; i++) free(es[i].path);
+  for (size_t i = 0; i < n; i++)
+    free(es[i].path);
   free(es);
 }
 

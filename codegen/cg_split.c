@@ -101,7 +101,8 @@ static char *strip_uniques(const char *name, size_t n) {
     if ((name[i] == '_' || name[i] == '$' || name[i] == '.') && i + 1 < n &&
         isdigit((unsigned char)name[i + 1])) {
       size_t j = i + 1;
-      while (j < n && isdigit((unsigned char)name[j])) j++;
+      while (j < n && isdigit((unsigned char)name[j]))
+        j++;
       if (name[i] != '.' || j == n) {
         i = j;
         continue;
@@ -176,7 +177,8 @@ static void canonical_info_names(LLVMContextRef ctx, LLVMModuleRef mod) {
     if (cn != n) {
       /* one global per distinct name, itself named after a hash of the name */
       uint64_t h = 0xcbf29ce484222325ULL;
-      for (size_t i = 0; i < cn; i++) h = (h ^ (unsigned char)canon[i]) * 0x100000001b3ULL;
+      for (size_t i = 0; i < cn; i++)
+        h = (h ^ (unsigned char)canon[i]) * 0x100000001b3ULL;
       char gname[40];
       snprintf(gname, sizeof gname, "lz.infoname.%016llx", (unsigned long long)h);
       LLVMValueRef ng = LLVMGetNamedGlobal(mod, gname);
@@ -190,7 +192,8 @@ static void canonical_info_names(LLVMContextRef ctx, LLVMModuleRef mod) {
         LLVMSetAlignment(ng, 1);
       }
       LLVMValueRef fields[7];
-      for (unsigned i = 0; i < 6; i++) fields[i] = LLVMGetOperand(init, i);
+      for (unsigned i = 0; i < 6; i++)
+        fields[i] = LLVMGetOperand(init, i);
       fields[6] = LLVMConstBitCast(ng, LLVMTypeOf(name));
       LLVMSetInitializer(g, LLVMConstNamedStruct(info, fields, 7));
     }
@@ -231,9 +234,11 @@ static void *library_thread(void *arg) {
     goto done;
   }
   int n = 0, nfn = 0;
-  for (LLVMValueRef f = LLVMGetFirstFunction(lib); f; f = LLVMGetNextFunction(f)) nfn++;
+  for (LLVMValueRef f = LLVMGetFirstFunction(lib); f; f = LLVMGetNextFunction(f))
+    nfn++;
   n = nfn;
-  for (LLVMValueRef g = LLVMGetFirstGlobal(lib); g; g = LLVMGetNextGlobal(g)) n++;
+  for (LLVMValueRef g = LLVMGetFirstGlobal(lib); g; g = LLVMGetNextGlobal(g))
+    n++;
   if (n != j->n || nfn != j->nfn) { /* (bitcode keeps the order of definitions) */
     j->err = strdup("the library part's bitcode does not match the module");
     goto done;
@@ -259,9 +264,11 @@ done:
 
 CgLibJob *cg_library_start(CgModule *m, const char *cache_dir, const char *salt) {
   int n = 0, nfn = 0, nlib = 0;
-  for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f; f = LLVMGetNextFunction(f)) nfn++;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f; f = LLVMGetNextFunction(f))
+    nfn++;
   n = nfn;
-  for (LLVMValueRef g = LLVMGetFirstGlobal(m->mod); g; g = LLVMGetNextGlobal(g)) n++;
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m->mod); g; g = LLVMGetNextGlobal(g))
+    n++;
   Owner *owners = calloc((size_t)n + 1, sizeof *owners);
   if (!owners) return NULL;
   int i = 0;
@@ -269,7 +276,8 @@ CgLibJob *cg_library_start(CgModule *m, const char *cache_dir, const char *salt)
     owners[i] = LLVMIsDeclaration(f) ? OWN_BOTH : owner(f, true);
   for (LLVMValueRef g = LLVMGetFirstGlobal(m->mod); g; g = LLVMGetNextGlobal(g), i++)
     owners[i] = LLVMIsDeclaration(g) ? OWN_BOTH : owner(g, false);
-  for (i = 0; i < n; i++) nlib += owners[i] == OWN_LIB;
+  for (i = 0; i < n; i++)
+    nlib += owners[i] == OWN_LIB;
   if (nlib == 0) {
     free(owners);
     return NULL;
@@ -317,8 +325,10 @@ CgLibJob *cg_library_start(CgModule *m, const char *cache_dir, const char *salt)
 }
 
 const char *cg_library_finish(CgLibJob *j, bool *hit, bool *temp, char **err) {
-  if (j->threaded) pthread_join(j->thread, NULL);
-  else library_thread(j);
+  if (j->threaded)
+    pthread_join(j->thread, NULL);
+  else
+    library_thread(j);
   const char *path = j->path ? lz_strdup(j->path) : NULL;
   *hit = j->hit;
   *temp = j->temp;

@@ -202,10 +202,9 @@ int lzp_cmd_sparks(int argc, char **argv) {
       printf("runs\t%zu\t%llu\t%llu\t%llu\n", nr, (unsigned long long)median,
              (unsigned long long)(sum / nr), (unsigned long long)p90);
     else {
-      printf(
-          "\nSpark run times (%zu runs; a run is the running time of the thread that evaluates "
-          "the spark, until it finishes or takes another):\n",
-          nr);
+      printf("\nSpark run times (%zu runs; a run is the running time of the thread that evaluates "
+             "the spark, until it finishes or takes another):\n",
+             nr);
       size_t bins[40] = {0};
       int lo = 40, hi = 0;
       for (size_t i = 0; i < nr; i++) {

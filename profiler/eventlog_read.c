@@ -254,7 +254,6 @@ static long read_file(void *f, uint8_t *buf, size_t room) {
   return got ? (long)got : ferror((FILE *)f) ? -1 : 0;
 }
 
-
 int lzp_log_read(const char *path, LzpLog *log, char *err, size_t errlen, FILE *warn) {
   memset(log, 0, sizeof *log);
   Reader r = {.err = err, .errlen = errlen, .path = path, .where = "byte"};
@@ -287,7 +286,8 @@ int lzp_log_read(const char *path, LzpLog *log, char *err, size_t errlen, FILE *
     int rc = lzp_read_all(read_file, f, &buf, &n, &oom);
     fclose(f);
     if (rc < 0) {
-      snprintf(err, errlen, "lzprof: %s: %s", path, oom ? "file too large or out of memory" : "read error");
+      snprintf(err, errlen, "lzprof: %s: %s", path,
+               oom ? "file too large or out of memory" : "read error");
       return -1;
     }
     if (lzp_is_replay_log(buf, n)) { /* a .lzr: decompress it (replay_input.c) */

@@ -89,17 +89,17 @@ typedef struct {
    * streams). `ev` is an index of them all, sorted by time (stable: file order among equal
    * times), built only when a stream is out of order or a command asks (lzp_log_index). */
   LzpEvent *ev;
-  size_t n_ev;         /* events, block markers not counted */
-  LzpStream *streams;  /* [LZP_MAX_CAPS + 1]: stream 0 has no capability, c + 1 is cap c */
-  int n_streams;       /* highest used + 1 */
+  size_t n_ev;              /* events, block markers not counted */
+  LzpStream *streams;       /* [LZP_MAX_CAPS + 1]: stream 0 has no capability, c + 1 is cap c */
+  int n_streams;            /* highest used + 1 */
   uint64_t t_first, t_last; /* the first and last event times (in time order) */
-  int has_user;        /* holds USER_MSG or USER_MARKER events */
-  int mapped;          /* data is an mmap of the file: pages read are dropped behind */
-  int unsorted;        /* a stream is out of time order: ev is built at reading */
-  int n_caps;          /* highest capability seen + 1 */
-  int has_end;         /* EVENT_DATA_END was present */
-  int spark_site_type; /* event number of LZP_DESC_SPARK_SITE, or -1 */
-  int spark_info_type; /* event number of LZP_DESC_SPARK_INFO, or -1 */
+  int has_user;             /* holds USER_MSG or USER_MARKER events */
+  int mapped;               /* data is an mmap of the file: pages read are dropped behind */
+  int unsorted;             /* a stream is out of time order: ev is built at reading */
+  int n_caps;               /* highest capability seen + 1 */
+  int has_end;              /* EVENT_DATA_END was present */
+  int spark_site_type;      /* event number of LZP_DESC_SPARK_SITE, or -1 */
+  int spark_info_type;      /* event number of LZP_DESC_SPARK_INFO, or -1 */
   char rts_id[128];
   char prog_name[256]; /* PROGRAM_ARGS' argv[0], "" if absent */
   int is_replay;       /* read from a replay log (.lzr), decompressed */
@@ -176,11 +176,11 @@ extern const char *const lzp_spark_kind_names[LZP_SP_N];
 
 typedef struct { /* 40 bytes */
   uint64_t time;
-  uint64_t id;      /* (cap << 48) | seq; 0: unknown */
-  uint64_t run_ns;  /* RUN/STEAL: running time of the thread evaluating it (Note
-                       [Spark run times] in lzprof.md) */
-  uint32_t site;    /* index into LzpModel.sites + 1; 0: none */
-  uint32_t tid;     /* the thread running on the capability, 0: none */
+  uint64_t id;     /* (cap << 48) | seq; 0: unknown */
+  uint64_t run_ns; /* RUN/STEAL: running time of the thread evaluating it (Note
+                      [Spark run times] in lzprof.md) */
+  uint32_t site;   /* index into LzpModel.sites + 1; 0: none */
+  uint32_t tid;    /* the thread running on the capability, 0: none */
   int16_t cap;
   uint8_t kind;     /* LzpSparkKind */
   uint8_t victim;   /* steals: the capability it came from (mod 256) */
@@ -201,7 +201,7 @@ typedef struct {
    * was on when the interval started); stops: lzp_thread_stops */
   uint64_t *run_ns, *runnable_ns, *blocked_ns; /* [n_caps] */
   uint32_t *runs;                              /* [n_caps] */
-  const char *label; /* THREAD_LABEL, "" if none */
+  const char *label;                           /* THREAD_LABEL, "" if none */
   uint32_t tid;
   int32_t cap; /* where it last ran (or was created) */
   /* state machine while reading */

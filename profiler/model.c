@@ -413,7 +413,8 @@ static int step(Builder *b, const LzpEvent *e) {
   case LZP_THREAD_LABEL:
     if (!(th = thread_get(b, lzp_u32(log, e, 0), t, c))) return -1;
     if (e->len > 4) {
-      char *l = strndup((const char *)log->data + e->payload + 4, e->len - 4u < 47 ? e->len - 4u : 47);
+      char *l =
+          strndup((const char *)log->data + e->payload + 4, e->len - 4u < 47 ? e->len - 4u : 47);
       if (!l) return -1;
       if (th->label[0]) free((char *)th->label);
       th->label = l[0] ? l : "";
@@ -511,15 +512,15 @@ int lzp_model_build(const LzpLog *log, LzpModel *m, unsigned opts, char *err, si
   int nc = m->n_caps = log->n_caps;
   m->t_begin = log->t_first;
   m->t_end = log->t_last;
-  Builder b = {.m = m, .map = {calloc(64, 4), calloc(64, 4), 64},
-               .keep_iv = !(opts & LZP_NO_INTERVALS)};
+  Builder b = {
+      .m = m, .map = {calloc(64, 4), calloc(64, 4), 64}, .keep_iv = !(opts & LZP_NO_INTERVALS)};
   int ok = b.map.keys && b.map.vals && ALLOC(m->iv, nc) && ALLOC(m->n_iv, nc) &&
            ALLOC(m->cap_sparks, nc) && ALLOC(b.cap_iv, nc) && ALLOC(b.running, nc) &&
            ALLOC(b.in_gc, nc) && ALLOC(b.after_block, nc) && ALLOC(b.blocked_tid, nc) &&
            ALLOC(b.since, nc) && ALLOC(b.cur, nc) && ALLOC(b.seq, nc) && ALLOC(b.fifo, nc) &&
            ALLOC(b.fifo_head, nc) && ALLOC(b.fifo_n, nc) && ALLOC(b.fifo_cap, nc) &&
-           ALLOC(b.last_spark, nc) && ALLOC(b.pending_run, nc) &&
-           ALLOC(b.site_of, nc) && ALLOC(b.site_of_n, nc) && ALLOC(b.site_of_cap, nc);
+           ALLOC(b.last_spark, nc) && ALLOC(b.pending_run, nc) && ALLOC(b.site_of, nc) &&
+           ALLOC(b.site_of_n, nc) && ALLOC(b.site_of_cap, nc);
   for (int c = 0; ok && c < nc; c++)
     b.since[c] = m->t_begin;
   LzpIter *it = ok ? lzp_iter_new(log) : NULL;

@@ -23,8 +23,8 @@
 
 #include "eventlog.h"
 #include "replay.h"
-#include "replaylog.h"
 #include "replay_step.h"
+#include "replaylog.h"
 #if LZ_PROF
 #include "prof.h"
 #endif
@@ -124,8 +124,7 @@ static void record_start(int argc, char **argv) {
   const char *path = path_or_default(name, sizeof name);
   LzReplayHeader h;
   memset(&h, 0, sizeof h);
-  if (lz_exe_identity(h.exe_hash, err, sizeof err) != 0)
-    lz_die(1, "--record: %s", err);
+  if (lz_exe_identity(h.exe_hash, err, sizeof err) != 0) lz_die(1, "--record: %s", err);
   ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
   exe[k > 0 ? k : 0] = 0;
   int n_env = 0;
@@ -225,8 +224,9 @@ bool lz_replay_yield_point(LzCap *cap, const void *info, size_t depth) {
   if (lz_replay_mode == LZ_RPL_REPLAY && !lz_rpl_yield_here(cap, code, (uint32_t)depth))
     return false;
   LzEvBuf *eb = cap->rest->ev;
-  if (eb) lz_ev_put32(lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES), code),
-                      (uint32_t)depth);
+  if (eb)
+    lz_ev_put32(lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES), code),
+                (uint32_t)depth);
   return true;
 }
 

@@ -161,7 +161,6 @@ void lz_rpl_exiting(void);
 long lz_rpl_stdin(void *buf, size_t n);
 _Noreturn void lz_rpl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-
 /* replay_sched.c, for the stepper (replay_step*.c): the recording, by capability. */
 typedef struct LzRplEvent {
   uint16_t type;

@@ -31,8 +31,8 @@
 
 #include "eventlog.h"
 #include "replay.h"
-#include "replaylog.h"
 #include "replay_step.h"
+#include "replaylog.h"
 #if LZ_PROF
 #include "prof.h" /* profiling a replay: Note [Profiling] */
 #endif
@@ -41,7 +41,7 @@
 
 typedef struct Ev {
   uint16_t type;
-  uint8_t done;   /* THREAD_WAKEUP: its thread has blocked on the thunk (lz_replay_before_update) */
+  uint8_t done; /* THREAD_WAKEUP: its thread has blocked on the thunk (lz_replay_before_update) */
   uint32_t len;
   size_t off;     /* payload in `arena` */
   uint64_t index; /* number of the event in the file (what messages call #N) */
@@ -55,12 +55,12 @@ typedef struct Ev {
 typedef struct Stream {
   Ev *ev;
   size_t n, room;
-  size_t ctl;      /* next event the scheduling decisions look at */
-  size_t cmp;      /* next event the comparison expects */
-  bool in_slice;   /* a thread is running: its recorded stop is slice_* */
-  size_t wake_at;  /* its next recorded THREAD_WAKEUP not yet done (or slice_at) */
-  size_t woke_at;  /* the slice's next THREAD_WAKEUP not yet emitted */
-  size_t *wk;      /* the slice's THREAD_WAKEUPs whose thunk is known (indexes) */
+  size_t ctl;     /* next event the scheduling decisions look at */
+  size_t cmp;     /* next event the comparison expects */
+  bool in_slice;  /* a thread is running: its recorded stop is slice_* */
+  size_t wake_at; /* its next recorded THREAD_WAKEUP not yet done (or slice_at) */
+  size_t woke_at; /* the slice's next THREAD_WAKEUP not yet emitted */
+  size_t *wk;     /* the slice's THREAD_WAKEUPs whose thunk is known (indexes) */
   size_t nwk, wk_room;
   size_t slice_at; /* index of its RPL_SLICE (n if the recording ends first) */
   uint16_t slice_why;
@@ -72,9 +72,9 @@ typedef struct Stream {
 static LzReplayReader *reader;
 /* LZ_REPLAY_TRACE set: the replay's waits and slices on stderr (a debugging aid) */
 static bool tracing;
-#define TRACE(...)                                                                               \
-  do {                                                                                           \
-    if (tracing) fprintf(stderr, "replay: " __VA_ARGS__);                                        \
+#define TRACE(...)                                                                                 \
+  do {                                                                                             \
+    if (tracing) fprintf(stderr, "replay: " __VA_ARGS__);                                          \
   } while (0)
 static Stream *streams;
 static unsigned nstreams;
@@ -174,7 +174,9 @@ typedef struct Block {
 
 /* The id a thunk a recorded RPL_BLOCK names: its own, or when the blocker could not read it
  * (the owner was updating the thunk: lz_replay_blocking), the RPL_WAKE of its wake-up. */
-static uint64_t block_id(const Ev *x) { return lz_ev_get64(PAY(x)) ? lz_ev_get64(PAY(x)) : x->thunk; }
+static uint64_t block_id(const Ev *x) {
+  return lz_ev_get64(PAY(x)) ? lz_ev_get64(PAY(x)) : x->thunk;
+}
 
 static int by_tid_time(const void *a, const void *b) {
   const Block *x = a, *y = b;
@@ -280,8 +282,7 @@ void lz_rpl_load(const char *path) {
   uint8_t self[LZ_SHA256_BYTES];
   char err[2048];
   tracing = getenv("LZ_REPLAY_TRACE") != NULL;
-  if (lz_exe_identity(self, err, sizeof err) != 0)
-    lz_rpl_fail("--replay: %s", err);
+  if (lz_exe_identity(self, err, sizeof err) != 0) lz_rpl_fail("--replay: %s", err);
   reader = lz_replay_open(path, self, err, sizeof err);
   if (!reader) lz_rpl_fail("%s", err);
   const LzReplayHeader *h = lz_replay_header(reader);
@@ -355,7 +356,8 @@ void lz_rpl_load(const char *path) {
   rep2rec = calloc(ntids, sizeof(uint32_t));
   threads = calloc(ntids, sizeof(LzThread *));
   runs = calloc(ntids, sizeof(uint32_t));
-  if (!rec2rep || !rep2rec || !threads || !runs) lz_rpl_fail("--replay: out of memory reading the log");
+  if (!rec2rep || !rep2rec || !threads || !runs)
+    lz_rpl_fail("--replay: out of memory reading the log");
   rec2rep[1] = rep2rec[1] = 1; /* the main thread */
 #if LZ_PROF
   lz_prof_replay_begin(path, last_time);
@@ -384,7 +386,9 @@ static void describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint3
   out += k, n -= (size_t)k;
   switch (type) {
   case LZ_EVT_STOP_THREAD:
-    if (len >= 6) snprintf(out, n, " (thread %u, %s)", lz_ev_get32(p), lz_ev_stop_status_name(lz_ev_get16(p + 4)));
+    if (len >= 6)
+      snprintf(out, n, " (thread %u, %s)", lz_ev_get32(p),
+               lz_ev_stop_status_name(lz_ev_get16(p + 4)));
     return;
   case LZ_EVT_CREATE_THREAD:
   case LZ_EVT_RUN_THREAD:
@@ -394,12 +398,13 @@ static void describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint3
     return;
   case LZ_EVT_MIGRATE_THREAD:
   case LZ_EVT_THREAD_WAKEUP:
-    if (len >= 6) snprintf(out, n, " (thread %u, capability %u)", lz_ev_get32(p), lz_ev_get16(p + 4));
+    if (len >= 6)
+      snprintf(out, n, " (thread %u, capability %u)", lz_ev_get32(p), lz_ev_get16(p + 4));
     return;
   case LZ_EVT_RPL_SLICE:
     if (len >= LZ_RPL_SLICE_BYTES)
-      snprintf(out, n, " (thread %u, why %u, allocated %llu bytes)", lz_ev_get32(p), lz_ev_get16(p + 4),
-               (unsigned long long)lz_ev_get64(p + 6));
+      snprintf(out, n, " (thread %u, why %u, allocated %llu bytes)", lz_ev_get32(p),
+               lz_ev_get16(p + 4), (unsigned long long)lz_ev_get64(p + 6));
     return;
   case LZ_EVT_RPL_SPARK:
     if (len >= LZ_RPL_SPARK_BYTES)
@@ -413,7 +418,8 @@ static void describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint3
     return;
   case LZ_EVT_RPL_YIELD:
     if (len >= LZ_RPL_YIELD_BYTES)
-      snprintf(out, n, " (code %llx, %u stack words)", (unsigned long long)lz_ev_get64(p), lz_ev_get32(p + 8));
+      snprintf(out, n, " (code %llx, %u stack words)", (unsigned long long)lz_ev_get64(p),
+               lz_ev_get32(p + 8));
     return;
   case LZ_EVT_RPL_CLAIM:
   case LZ_EVT_RPL_BLOCK:
@@ -466,7 +472,8 @@ static void compare(unsigned cap, uint16_t type, const uint8_t *p, uint32_t len)
     diverged(cap, NULL, g);
   }
   const Ev *want = &s->ev[s->cmp];
-  if (type == LZ_EVT_RPL_BLOCK && want->type == type && want->len == len && !lz_ev_get64(PAY(want))) {
+  if (type == LZ_EVT_RPL_BLOCK && want->type == type && want->len == len &&
+      !lz_ev_get64(PAY(want))) {
     s->cmp++; /* the recording could not name the thunk (lz_replay_blocking) */
     return;
   }
@@ -560,7 +567,7 @@ static void baton_wait_turn(unsigned me) {
 static size_t next_control(Stream *s);
 static LzSparkPool **debug_pools; /* for LZ_REPLAY_DEBUG's report */
 static const LzReplaySchedOps *debug_ops;
-static uint64_t debug_gate_id;    /* the thunk the last claim gate waited for */
+static uint64_t debug_gate_id; /* the thunk the last claim gate waited for */
 
 static _Noreturn void stuck(LzCap *cap, const char *what) {
   /* Every capability waits: nobody else runs, so the log may be closed from here; a
@@ -804,7 +811,7 @@ typedef struct RqWant {
   LzCap *cap;
   uint32_t rec, tid; /* recorded id; this run's (0 until the thread is made, maybe by
                       * another capability meanwhile) */
-  uint64_t nth; /* the run of the thread that the recording has next here (order_runs) */
+  uint64_t nth;      /* the run of the thread that the recording has next here (order_runs) */
 } RqWant;
 
 /* Is the thread anywhere in v's run queue? Not only at its head: the order of a run queue
@@ -1079,9 +1086,10 @@ bool lz_replay_may_block(LzCap *cap, LzWord *thunk) {
     uint64_t want = recorded_block_id(s), id = lz_replay_thunk_id(thunk);
     if (!want || !id || want == id) return true;
   }
-  TRACE("capability %u waits for blackhole %llx to be updated (allocated %llu, slice ends at %llu)\n",
-        cap->cap_no, (unsigned long long)lz_replay_thunk_id(thunk),
-        (unsigned long long)cap->alloc_bytes, (unsigned long long)s->slice_alloc);
+  TRACE(
+      "capability %u waits for blackhole %llx to be updated (allocated %llu, slice ends at %llu)\n",
+      cap->cap_no, (unsigned long long)lz_replay_thunk_id(thunk),
+      (unsigned long long)cap->alloc_bytes, (unsigned long long)s->slice_alloc);
   wait_until(cap, not_blackhole, thunk, "a thunk another thread evaluates");
   return false;
 }

@@ -55,19 +55,32 @@ typedef enum LzBreakKind {
 } LzBreakKind;
 
 typedef enum LzStepEvKind {
-  LZ_SEV_OTHER, LZ_SEV_CREATE, LZ_SEV_RUN, LZ_SEV_STOP, LZ_SEV_RUNNABLE, LZ_SEV_MIGRATE,
-  LZ_SEV_WAKEUP, LZ_SEV_SLICE, LZ_SEV_SPARK_RUN, LZ_SEV_STEAL, LZ_SEV_FIZZLE, LZ_SEV_CLAIM,
-  LZ_SEV_BLOCK, LZ_SEV_TRACE, LZ_SEV_MARKER, LZ_SEV_SPARK /* any spark event */
+  LZ_SEV_OTHER,
+  LZ_SEV_CREATE,
+  LZ_SEV_RUN,
+  LZ_SEV_STOP,
+  LZ_SEV_RUNNABLE,
+  LZ_SEV_MIGRATE,
+  LZ_SEV_WAKEUP,
+  LZ_SEV_SLICE,
+  LZ_SEV_SPARK_RUN,
+  LZ_SEV_STEAL,
+  LZ_SEV_FIZZLE,
+  LZ_SEV_CLAIM,
+  LZ_SEV_BLOCK,
+  LZ_SEV_TRACE,
+  LZ_SEV_MARKER,
+  LZ_SEV_SPARK /* any spark event */
 } LzStepEvKind;
 
 typedef struct LzBreak {
   int no; /* as numbered for the user, from 1 */
   LzBreakKind kind;
   LzStepEvKind ev;
-  uint64_t id;     /* spark/thunk id, thread, capability, time (ns) */
-  char text[200];  /* cost-centre name, or the file of file:line */
+  uint64_t id;    /* spark/thunk id, thread, capability, time (ns) */
+  char text[200]; /* cost-centre name, or the file of file:line */
   int line;
-  char spec[256];  /* what the user typed after `break` */
+  char spec[256]; /* what the user typed after `break` */
 } LzBreak;
 
 /* Parse the text after `break`; false with a message in err. */

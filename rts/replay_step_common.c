@@ -13,7 +13,6 @@
 #include "replay.h"
 #include "replay_step.h"
 
-
 bool lz_step_srcloc_covers(const char *loc, const char *file, int line) {
   const char *colon = strchr(loc, ':');
   while (colon && !isdigit((unsigned char)colon[1]) && colon[1] != '(')
@@ -44,7 +43,8 @@ void lz_step_fmt_thunk(char *out, size_t n, uint64_t id) {
   if (LZ_THUNK_ID_CAP(id) == LZ_THUNK_ID_STATIC)
     snprintf(out, n, "caf:%" PRIu64, (uint64_t)(id & ((1ull << 47) - 1)));
   else
-    snprintf(out, n, "%" PRIu32 ":%" PRIu64, LZ_THUNK_ID_CAP(id), (uint64_t)(id & ((1ull << 47) - 2)));
+    snprintf(out, n, "%" PRIu32 ":%" PRIu64, LZ_THUNK_ID_CAP(id),
+             (uint64_t)(id & ((1ull << 47) - 2)));
 }
 
 bool lz_step_parse_id(const char *s, bool thunk, uint64_t *id) {
@@ -100,11 +100,11 @@ static const struct {
   const char *name;
   LzStepEvKind kind;
 } ev_names[] = {
-    {"create", LZ_SEV_CREATE},   {"run", LZ_SEV_RUN},         {"stop", LZ_SEV_STOP},
+    {"create", LZ_SEV_CREATE},     {"run", LZ_SEV_RUN},         {"stop", LZ_SEV_STOP},
     {"runnable", LZ_SEV_RUNNABLE}, {"migrate", LZ_SEV_MIGRATE}, {"wakeup", LZ_SEV_WAKEUP},
-    {"slice", LZ_SEV_SLICE},     {"spark", LZ_SEV_SPARK},     {"run-spark", LZ_SEV_SPARK_RUN},
-    {"steal", LZ_SEV_STEAL},     {"fizzle", LZ_SEV_FIZZLE},   {"claim", LZ_SEV_CLAIM},
-    {"block", LZ_SEV_BLOCK},     {"trace", LZ_SEV_TRACE},     {"marker", LZ_SEV_MARKER},
+    {"slice", LZ_SEV_SLICE},       {"spark", LZ_SEV_SPARK},     {"run-spark", LZ_SEV_SPARK_RUN},
+    {"steal", LZ_SEV_STEAL},       {"fizzle", LZ_SEV_FIZZLE},   {"claim", LZ_SEV_CLAIM},
+    {"block", LZ_SEV_BLOCK},       {"trace", LZ_SEV_TRACE},     {"marker", LZ_SEV_MARKER},
 };
 
 /* "1.5ms", "20us", "0.3s", "1200ns" (no unit: seconds) -> ns */
@@ -113,10 +113,14 @@ static bool parse_time(const char *s, uint64_t *ns) {
   double v = strtod(s, &end);
   if (end == s || v < 0) return false;
   double mul = 1e9;
-  if (!strcmp(end, "ms")) mul = 1e6;
-  else if (!strcmp(end, "us")) mul = 1e3;
-  else if (!strcmp(end, "ns")) mul = 1;
-  else if (*end && strcmp(end, "s")) return false;
+  if (!strcmp(end, "ms"))
+    mul = 1e6;
+  else if (!strcmp(end, "us"))
+    mul = 1e3;
+  else if (!strcmp(end, "ns"))
+    mul = 1;
+  else if (*end && strcmp(end, "s"))
+    return false;
   *ns = (uint64_t)(v * mul + 0.5);
   return true;
 }
@@ -129,8 +133,9 @@ bool lz_step_parse_break(const char *spec, LzBreak *b, char *err, size_t errlen)
   char word[64] = "", arg[200] = "";
   int n = sscanf(spec, "%63s %199s", word, arg);
   if (n < 1) {
-    snprintf(err, errlen, "break what? (an event kind, spark ID, thunk ID, thread N, cap N, "
-                          "cc NAME, FILE:LINE or time T; `help break`)");
+    snprintf(err, errlen,
+             "break what? (an event kind, spark ID, thunk ID, thread N, cap N, "
+             "cc NAME, FILE:LINE or time T; `help break`)");
     return false;
   }
   for (size_t i = 0; i < sizeof ev_names / sizeof ev_names[0]; i++)

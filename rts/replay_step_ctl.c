@@ -54,13 +54,13 @@ bool lz_step_wanted(void) { return step_wanted; }
 /* ---- the engine ------------------------------------------------------------------------------ */
 
 typedef struct Engine {
-  pid_t pid;            /* 0: none */
+  pid_t pid; /* 0: none */
   FILE *cmd;
-  int rep, out, err;    /* read ends; -1 when closed */
-  char buf[8192];       /* rep bytes not yet split into lines */
+  int rep, out, err; /* read ends; -1 when closed */
+  char buf[8192];    /* rep bytes not yet split into lines */
   size_t nbuf;
-  uint64_t pos;         /* the event it stands at */
-  bool ended;           /* the program has exited in it (pos = its last event) */
+  uint64_t pos;                /* the event it stands at */
+  bool ended;                  /* the program has exited in it (pos = its last event) */
   uint64_t seen_out, seen_err; /* bytes of the program's stdout/stderr it has written */
 } Engine;
 
@@ -69,9 +69,9 @@ static jmp_buf engine_start;
 static uint64_t shown_out, shown_err; /* program output already shown to the user */
 static char **lines;                  /* lines[n]: event n as printed, 1..nknown */
 static uint64_t nknown, lines_room;
-static uint64_t total;                /* events in the recording */
-static uint64_t cur;                  /* the cursor: events replayed */
-static int end_status = -1;           /* the program's exit status once an engine saw it */
+static uint64_t total;      /* events in the recording */
+static uint64_t cur;        /* the cursor: events replayed */
+static int end_status = -1; /* the program's exit status once an engine saw it */
 static LzBreak *breaks;
 static size_t nbreaks;
 static int next_break_no = 1;
@@ -318,8 +318,7 @@ static void ask_engine(const char *request) {
   engine_send("%s\n", request);
   for (char *l; (l = engine_line());) {
     if (!strcmp(l, ".")) return;
-    if ((l[0] == 'T' || l[0] == 'E') && l[1] == ' ')
-      printf("%s\n", l + 2);
+    if ((l[0] == 'T' || l[0] == 'E') && l[1] == ' ') printf("%s\n", l + 2);
   }
   engine_died();
 }
@@ -384,7 +383,8 @@ static bool command(char *line) {
   } else if (!strcmp(word, "continue") || !strcmp(word, "c")) {
     forward_by(UINT64_MAX, false, true);
   } else if (!strcmp(word, "run") || !strcmp(word, "goto")) {
-    if (!*arg) printf("%s needs an event number\n", word);
+    if (!*arg)
+      printf("%s needs an event number\n", word);
     else if (parse_count(arg, 0, &n)) {
       if (n > total)
         printf("no event #%" PRIu64 ": the recording has %" PRIu64 " events\n", n, total);
@@ -395,8 +395,10 @@ static bool command(char *line) {
     }
   } else if (!strcmp(word, "back") || !strcmp(word, "reverse-next")) {
     if (parse_count(arg, 1, &n)) {
-      if (cur == 0) printf("already at the start\n");
-      else cur = n > cur ? 0 : cur - n, show_position();
+      if (cur == 0)
+        printf("already at the start\n");
+      else
+        cur = n > cur ? 0 : cur - n, show_position();
     }
   } else if (!strcmp(word, "when")) {
     printf("event #%" PRIu64 " of %" PRIu64 "%s\n", cur, total, cur == 0 ? " (at the start)" : "");

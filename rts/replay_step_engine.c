@@ -29,11 +29,11 @@
 bool lz_step_on;
 
 static FILE *cmd_in, *rep_out;
-static uint64_t nev;          /* events reproduced so far (the current event's number) */
-static uint64_t target;       /* stop when nev reaches this */
-static uint64_t go_from;      /* nev when the last `go` began (breakpoints need nev > it) */
+static uint64_t nev;     /* events reproduced so far (the current event's number) */
+static uint64_t target;  /* stop when nev reaches this */
+static uint64_t go_from; /* nev when the last `go` began (breakpoints need nev > it) */
 static bool use_breaks, started;
-static size_t *idx;           /* per capability: the next recorded event */
+static size_t *idx; /* per capability: the next recorded event */
 static unsigned ncaps;
 static LzBreak *breaks;
 static size_t nbreaks;
@@ -53,7 +53,7 @@ typedef struct TInfo {
 } TInfo;
 static TInfo *tinfo;
 static size_t ntinfo;
-static uint32_t *running; /* per capability: the recorded thread running, 0 none */
+static uint32_t *running;    /* per capability: the recorded thread running, 0 none */
 static uint64_t *last_block; /* per capability: the id of its last RPL_BLOCK */
 
 static TInfo *thread_info(uint32_t tid) {
@@ -72,8 +72,8 @@ static TInfo *thread_info(uint32_t tid) {
 typedef struct Named {
   uint64_t id;
   uint32_t srcloc;
-  uint32_t owner;  /* thunks: the recorded thread that claimed it */
-  size_t slot;     /* thunks: index in `objects` + 1 */
+  uint32_t owner; /* thunks: the recorded thread that claimed it */
+  size_t slot;    /* thunks: index in `objects` + 1 */
 } Named;
 typedef struct NameMap {
   Named *e;
@@ -183,10 +183,14 @@ static void say(const char *fmt, ...) {
 
 static uint32_t event_thread(unsigned c, const LzRplEvent *e) {
   switch (e->type) {
-  case LZ_EVT_CREATE_THREAD: case LZ_EVT_RUN_THREAD: case LZ_EVT_STOP_THREAD:
-  case LZ_EVT_THREAD_RUNNABLE: case LZ_EVT_MIGRATE_THREAD: case LZ_EVT_THREAD_WAKEUP:
-  case LZ_EVT_CREATE_SPARK_THREAD: case LZ_EVT_RPL_SLICE:
-    return e->len >= 4 ? lz_ev_get32(e->payload) : 0;
+  case LZ_EVT_CREATE_THREAD:
+  case LZ_EVT_RUN_THREAD:
+  case LZ_EVT_STOP_THREAD:
+  case LZ_EVT_THREAD_RUNNABLE:
+  case LZ_EVT_MIGRATE_THREAD:
+  case LZ_EVT_THREAD_WAKEUP:
+  case LZ_EVT_CREATE_SPARK_THREAD:
+  case LZ_EVT_RPL_SLICE: return e->len >= 4 ? lz_ev_get32(e->payload) : 0;
   default: return running[c];
   }
 }
@@ -277,7 +281,7 @@ static void update_model(unsigned c, const LzRplEvent *e) {
   case LZ_EVT_STOP_THREAD: {
     t = thread_info(tid);
     unsigned s = e->len >= 6 ? lz_ev_get16(p + 4) : 0;
-    t->state = s == LZ_EV_STOP_FINISHED ? T_FINISHED
+    t->state = s == LZ_EV_STOP_FINISHED               ? T_FINISHED
                : s == LZ_EV_STOP_BLOCKED_ON_BLACKHOLE ? T_BLOCKED
                                                       : T_RUNNABLE;
     if (t->state == T_BLOCKED) t->blocked_on = last_block[c];
@@ -331,8 +335,8 @@ static int break_hit(unsigned c, const LzRplEvent *e, LzStepEvKind k) {
     bool hit = false;
     switch (b->kind) {
     case LZ_BRK_EVENT:
-      hit = b->ev == k || (b->ev == LZ_SEV_SPARK && (k == LZ_SEV_STEAL || k == LZ_SEV_SPARK_RUN ||
-                                                       k == LZ_SEV_FIZZLE));
+      hit = b->ev == k || (b->ev == LZ_SEV_SPARK &&
+                           (k == LZ_SEV_STEAL || k == LZ_SEV_SPARK_RUN || k == LZ_SEV_FIZZLE));
       break;
     case LZ_BRK_SPARK: hit = e->type == LZ_EVT_RPL_SPARK && id == b->id; break;
     case LZ_BRK_THUNK: hit = (k == LZ_SEV_CLAIM || k == LZ_SEV_BLOCK) && id == b->id; break;
@@ -373,8 +377,8 @@ static void info_caps(void) {
       sp = (long)(atomic_load(&pools[c]->bottom) - atomic_load(&pools[c]->top));
     char run[32];
     if (running[c]) snprintf(run, sizeof run, "thread %u", running[c]);
-    say("T cap %u: %-10s  run queue %zu%s%s  spark pool %ld%s\n", c, running[c] ? run : "idle",
-        k, k ? ":" : "", q, sp < 0 ? 0 : sp, (int)c == cur_cap ? "   <- current event" : "");
+    say("T cap %u: %-10s  run queue %zu%s%s  spark pool %ld%s\n", c, running[c] ? run : "idle", k,
+        k ? ":" : "", q, sp < 0 ? 0 : sp, (int)c == cur_cap ? "   <- current event" : "");
   }
 }
 
@@ -451,11 +455,14 @@ static void show_frames(LzThread *t, LzWord *sp) {
       Named *nm = tid ? name_slot(&thunks, tid, false) : NULL;
       lz_step_fmt_thunk(id, sizeof id, tid);
       const char *loc = lz_srcloc(nm ? nm->srcloc : tid ? recent_srcloc(tid) : 0);
-      say("T   #%d update thunk %s%s%s\n", k, tid ? id : "(runtime)", loc ? "  at " : "", loc ? loc : "");
+      say("T   #%d update thunk %s%s%s\n", k, tid ? id : "(runtime)", loc ? "  at " : "",
+          loc ? loc : "");
       break;
     }
     case LZ_FRAME_STOP: say("T   #%d thread start\n", k); return;
-    case LZ_FRAME_AP: say("T   #%d apply to %u argument%s\n", k, i->size, i->size == 1 ? "" : "s"); break;
+    case LZ_FRAME_AP:
+      say("T   #%d apply to %u argument%s\n", k, i->size, i->size == 1 ? "" : "s");
+      break;
     default: say("T   #%d %s\n", k, i->name ? i->name : "frame");
     }
     p += 1 + i->size;
@@ -510,9 +517,7 @@ static void print_thunk(const char *arg) {
   say("T thunk %s%s%s\n", ids, loc ? " at " : "", loc ? loc : "");
   switch (i->type) {
   case LZ_THUNK: say("T   unevaluated\n"); break;
-  case LZ_BLACKHOLE:
-    say("T   under evaluation (a blackhole) by thread %u\n", nm->owner);
-    break;
+  case LZ_BLACKHOLE: say("T   under evaluation (a blackhole) by thread %u\n", nm->owner); break;
   case LZ_IND: {
     LzWord v = x[1];
     const LzInfo *vi = (const LzInfo *)LZ_UNTAG(v)[0];
@@ -554,12 +559,18 @@ static void command_loop(void) {
       continue;
     }
     if (!strcmp(line, "quit")) _exit(0);
-    if (!strcmp(line, "info caps")) info_caps();
-    else if (!strcmp(line, "info threads")) info_threads();
-    else if (!strcmp(line, "info sparks")) info_sparks();
-    else if (!strcmp(line, "where")) where();
-    else if (!strncmp(line, "print ", 6)) print_thunk(line + 6);
-    else say("E engine: unknown request %s\n", line);
+    if (!strcmp(line, "info caps"))
+      info_caps();
+    else if (!strcmp(line, "info threads"))
+      info_threads();
+    else if (!strcmp(line, "info sparks"))
+      info_sparks();
+    else if (!strcmp(line, "where"))
+      where();
+    else if (!strncmp(line, "print ", 6))
+      print_thunk(line + 6);
+    else
+      say("E engine: unknown request %s\n", line);
     say(".\n");
     fflush(rep_out);
   }

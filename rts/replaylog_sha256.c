@@ -8,8 +8,8 @@
  * 200 MB/s, a few milliseconds for a typical executable, paid only when recording or
  * replaying. See docs/notes/replay-log.md.
  */
-#include <errno.h>
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <link.h>
 #include <stdio.h>

@@ -30,7 +30,7 @@ const char *lz_srcloc(uint32_t idx) {
   return lz_srcloc_table[idx];
 }
 
-#define SITE_BITS 12
+#define SITE_BITS  12
 #define SITE_SLOTS (1u << SITE_BITS)
 
 typedef struct {
@@ -52,7 +52,8 @@ static void post_site(struct LzEvBuf *eb, uint32_t site, const LzInfo *info) {
 }
 
 static uint32_t site_of(struct LzEvBuf *eb, const LzInfo *info) {
-  uint32_t h = (uint32_t)(((uintptr_t)info >> 3) * UINT64_C(0x9E3779B97F4A7C15) >> (64 - SITE_BITS));
+  uint32_t h =
+      (uint32_t)(((uintptr_t)info >> 3) * UINT64_C(0x9E3779B97F4A7C15) >> (64 - SITE_BITS));
   for (uint32_t probe = 0; probe < SITE_SLOTS; probe++, h = (h + 1) & (SITE_SLOTS - 1)) {
     SiteSlot *s = &table[h];
     const LzInfo *k = atomic_load_explicit(&s->key, memory_order_acquire);

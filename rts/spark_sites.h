@@ -16,8 +16,8 @@
 struct LzEvBuf;
 
 /* The site of a closure about to be sparked: its info table's number (posting the site
- * event the first time) if it is a THUNK, else 0 (a dud: its thunk's info is gone). eb: the capability's buffer, not NULL
- * (the caller tests it: nothing is done without -lf). */
+ * event the first time) if it is a THUNK, else 0 (a dud: its thunk's info is gone). eb: the
+ * capability's buffer, not NULL (the caller tests it: nothing is done without -lf). */
 uint32_t lz_spark_site(struct LzEvBuf *eb, LzWord closure);
 /* After a spark event: "Lz: spark" naming spark `id` and `site`. par# passes the site;
  * later events (run, steal, fizzle, GC) pass 0, "the site of its creation": by then the

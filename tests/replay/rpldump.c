@@ -36,8 +36,8 @@ int main(int argc, char **argv) {
       continue; /* GC and heap */
     const char *d = lz_replay_type_desc(r, e.type);
     const uint8_t *p = e.payload;
-    printf("#%llu cap %u t=%llu %s", (unsigned long long)e.index, e.cap,
-           (unsigned long long)e.time, d ? d : "?");
+    printf("#%llu cap %u t=%llu %s", (unsigned long long)e.index, e.cap, (unsigned long long)e.time,
+           d ? d : "?");
     if (e.type == 1910 && e.len >= 14)
       printf(" tid %lu why %u alloc %llu", g32(p), g16(p + 4), g64(p + 6));
     else if (e.type == 1911 && e.len >= 11)
