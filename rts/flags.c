@@ -19,6 +19,7 @@
 #include "rts_priv.h"
 #if LZ_REPLAY
 #include "replay.h"
+#include "replay_dup.h"
 #include "replay_step.h"
 #endif
 #if LZ_PROF
@@ -91,7 +92,7 @@ static const char *other_way(const char *a) {
   if (!strncmp(a, "--record", 8) || !strncmp(a, "--replay", 8))
     return "-replay";
 #endif
-  if (!strncmp(a, "--step", 6))
+  if (!strncmp(a, "--step", 6) || !strncmp(a, "--dup-report", 12))
     return "-replay";
   return NULL;
 }
@@ -103,6 +104,8 @@ static int rts_option(const char *a, LzFlags *f, char *err, size_t errlen) {
     return lz_replay_flag(a, err, errlen);
   if (!strncmp(a, "--step", 6))
     return lz_step_flag(a, err, errlen);
+  if (!strncmp(a, "--dup-report", 12)) /* replay_dup.h */
+    return lz_dup_flag(a, err, errlen);
 #endif
   const char *way = other_way(a);
   if (way)

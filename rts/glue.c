@@ -15,6 +15,7 @@
 #include "rts_priv.h"
 #if LZ_REPLAY
 #include "replay.h"
+#include "replay_dup.h"
 #endif
 
 LZ_FN(lz_update_frame_entry);
@@ -80,6 +81,7 @@ static void clear_free_vars(LzCap *cap, LzWord *thunk) {
 LZ_FN(lz_update_frame_entry) {
   LzWord *thunk = (LzWord *)sp[1];
 #if LZ_REPLAY
+  if (lz_dup_on) lz_dup_update(cap, thunk); /* --dup-report: before anything changes */
   if (lz_replaying) /* a recorded wake-up: its thread must have blocked first */
     lz_replay_before_update(cap, thunk);
   LzWord id = thunk[1]; /* the thunk's id (Note [Thunk ids]), for RPL_WAKE */
@@ -97,6 +99,9 @@ LZ_FN(lz_update_frame_entry) {
   }
 #else
   __atomic_store_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_RELEASE);
+#endif
+#if LZ_REPLAY
+  if (lz_dup_on) lz_dup_updated(cap, thunk); /* --dup-report: watch a spark's work */
 #endif
   sp += 2;
   LZ_RETURN();
@@ -137,6 +142,9 @@ LZ_FN(lz_eval) {
     const LzInfo *info = SHARED_INFO(r1);
     switch (info->type) {
     case LZ_IND:
+#if LZ_REPLAY
+      if (info != &lz_ind_info) lz_dup_ind_read(cap, LZ_UNTAG(r1)); /* --dup-report */
+#endif
       r1 = LZ_UNTAG(r1)[1];
       continue;
     case LZ_THUNK:
@@ -211,6 +219,9 @@ static LzNext apply(LzCap *cap, LzWord *sp, LzWord f, const LzWord *args, int k)
       break;
     const LzInfo *info = SHARED_INFO(f);
     if (info->type == LZ_IND) {
+#if LZ_REPLAY
+      if (info != &lz_ind_info) lz_dup_ind_read(cap, LZ_UNTAG(f)); /* --dup-report */
+#endif
       f = LZ_UNTAG(f)[1];
       continue;
     }

@@ -23,6 +23,7 @@
 
 #include "eventlog.h"
 #include "replay.h"
+#include "replay_dup.h"
 #include "replay_step.h"
 #include "replaylog.h"
 #if LZ_PROF
@@ -70,6 +71,8 @@ static const char *path_or_default(char *buf, size_t n) {
 }
 
 void lz_replay_prepare(void) {
+  if (lz_dup_wanted() && lz_replay_mode != LZ_RPL_REPLAY)
+    lz_die(1, "--dup-report=FILE reports on a replay: give --replay[=file] too");
   if (lz_step_wanted() && lz_replay_mode != LZ_RPL_REPLAY)
     lz_die(1, "--step and --step-script step through a replay: give --replay[=file] too");
   if (lz_replay_mode != LZ_RPL_REPLAY) return;
@@ -101,6 +104,7 @@ void lz_replay_prepare(void) {
   lz_flags = f;
   lz_prog_argc = argc;
   lz_prog_argv = args;
+  lz_dup_start(); /* --dup-report: the duplicate-work detector (replay_dup.h) */
   lz_step_start(); /* --step: this process becomes the stepper's controller (replay_step.h) */
 }
 
@@ -172,6 +176,7 @@ void lz_replay_log_end(void) {
     writer = NULL;
   } else if (lz_replay_mode == LZ_RPL_REPLAY) {
     lz_rpl_finish();
+    lz_dup_finish(); /* --dup-report: the replay was exact, write the report */
   }
 }
 

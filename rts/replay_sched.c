@@ -31,6 +31,7 @@
 
 #include "eventlog.h"
 #include "replay.h"
+#include "replay_dup.h"
 #include "replay_step.h"
 #include "replaylog.h"
 #if LZ_PROF
@@ -780,6 +781,8 @@ static void begin_slice(LzCap *cap, Stream *s, size_t run_at, LzThread *t) {
 #if LZ_PROF
   lz_prof_replay_event(cap, s->ev[run_at].time); /* the recorded slice starts */
 #endif
+  if (lz_dup_on) /* --dup-report: the recorded clock (replay_dup.h) */
+    lz_dup_slice(cap, t, s->ev[run_at].time, k < s->n ? s->ev[k].time : 0, s->slice_alloc, k < s->n);
   cap->yield = s->slice_why == LZ_STOP_YIELD;
   if (k == s->n && t->kind != LZ_THREAD_MAIN)
     t->next = lz_replay_park_entry; /* the main thread's last slice ends in lz_exit */
@@ -892,6 +895,7 @@ LzThread *lz_replay_find_work(LzCap *cap, const LzReplaySchedOps *ops) {
       t->next = lz_eval;
       t->r1 = sp.closure;
       begin_slice(cap, s, j, t);
+      if (lz_dup_on) lz_dup_spark_run(cap, t, sp.closure, id); /* --dup-report */
       return t;
     }
     case LZ_EVT_MIGRATE_THREAD: {
@@ -1110,6 +1114,7 @@ static bool claimed_meanwhile(void *arg) {
 }
 
 int lz_replay_claim_gate(LzCap *cap, LzWord thunk) {
+  if (lz_dup_on) lz_dup_enter(cap, thunk); /* --dup-report: who enters what (replay_dup.h) */
   LzWord *x = LZ_UNTAG(thunk);
   LzWord id = lz_replay_thunk_id(x);
   if (!id) return 1;

@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "rts_priv.h"
+#if LZ_REPLAY
+#include "replay_dup.h"
+#endif
 
 LzWord lz_whnf(LzWord p) {
   for (int guard = 0; LZ_TAG(p) == 0; guard++) {
@@ -19,6 +22,9 @@ LzWord lz_whnf(LzWord p) {
     const LzInfo *info = LZ_INFO(p);
     switch (info->type) {
     case LZ_IND:
+#if LZ_REPLAY
+      if (info != &lz_ind_info) lz_dup_ind_read(NULL, LZ_UNTAG(p)); /* --dup-report */
+#endif
       p = LZ_UNTAG(p)[1];
       break;
     case LZ_CON:
