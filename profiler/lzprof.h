@@ -259,6 +259,7 @@ int lzp_cmd_marks(int argc, char **argv);    /* cmd_marks.c */
 int lzp_cmd_export(int argc, char **argv);   /* export.c */
 int lzp_cmd_eventlog(int argc, char **argv); /* cmd_eventlog.c */
 int lzp_cmd_step(int argc, char **argv);     /* cmd_step.c */
+int lzp_cmd_dup(int argc, char **argv);      /* cmd_dup.c */
 
 /* Timeline writers (timeline_html.c, timeline_svg.c) over a built model. */
 typedef struct {

@@ -17,6 +17,8 @@ static void usage(FILE *f) {
              "  eventlog LOG.lzr -o OUT.eventlog   decompress a replay log to GHC's format\n"
              "  step PROG LOG.lzr [--script FILE]  step through a replay of LOG (`help` at the "
              "prompt)\n"
+             "  dup PROG LOG.lzr [--json] [--keep FILE] [--top N]   duplicate work and sparks thrown "
+             "away\n"
              "LOG is an event log in GHC's format (+RTS -l, or -lf for one event per spark),\n"
              "or a replay log (.lzr, +RTS --record).\n");
 }
@@ -33,6 +35,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "export")) return lzp_cmd_export(argc - 2, argv + 2);
   if (!strcmp(argv[1], "eventlog")) return lzp_cmd_eventlog(argc - 2, argv + 2);
   if (!strcmp(argv[1], "step")) return lzp_cmd_step(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "dup")) return lzp_cmd_dup(argc - 2, argv + 2);
   fprintf(stderr, "lzprof: unknown command '%s'\n", argv[1]);
   usage(stderr);
   return 2;
