@@ -274,7 +274,10 @@ bool lz_dup_core_update(unsigned cap, uint32_t tid, uintptr_t obj, bool already,
   if (ws && ws->id && !already) /* updated before, a thunk again: the address was reused */
     table_del(&watched, ws), ws = NULL;
   uint32_t k = spark_of(tid);
-  if (ws && (already || waited || ws->val != k)) spark_used(ws, tid);
+  if (ws && (already || waited)) /* another thread evaluated it too, or waits for it */
+    sparks[ws->val - 1].used = true;
+  else if (ws && ws->val != k)
+    spark_used(ws, tid);
   if (already) { /* duplicate work: the thunk was updated by another evaluation */
     dups = grow(dups, &dups_room, n_dups + 1, sizeof(Waste));
     dups[n_dups++] = w;
