@@ -79,11 +79,10 @@ static void pos_time(Pos p, const uint64_t *final_alloc, uint64_t *t, uint64_t *
 typedef struct Slot {
   uintptr_t obj; /* 0: empty */
   uint32_t tid;
-  uint32_t val; /* watch: spark index; pending: unused */
-  Pos pos;
-  uint64_t id;
-  const LzInfo *info;
+  uint32_t val; /* watched: 1 + spark index | UPDATED; pending: index in `entries` */
 } Slot;
+#define UPDATED  (1u << 31)
+#define SPARK(v) ((v) & ~UPDATED) /* 1 + index */
 typedef struct Table {
   Slot *s;
   size_t mask, n;
@@ -168,9 +167,20 @@ typedef struct Spark {
   bool used;
 } Spark;
 
-static Table pending; /* (thunk, thread) -> where that thread began evaluating it */
-static Table
-    watched; /* (thunk, 0) -> the spark whose work it is (val), and if it is updated (tid) */
+/* (thunk, thread) -> where that thread began evaluating it (an Entry; freed ones are
+ * listed in `free_entries`) */
+typedef struct Entry {
+  Pos pos;
+  uint64_t id;
+  const LzInfo *info;
+} Entry;
+static Table pending;
+static Entry *entries;
+static size_t n_entries, entries_room;
+static uint32_t *free_entries;
+static size_t n_free, free_room;
+/* (thunk, 0) -> the spark whose work it is, and whether it has been updated */
+static Table watched;
 static Waste *dups;
 static size_t n_dups, dups_room;
 static Spark *sparks;
@@ -188,6 +198,10 @@ void lz_dup_core_reset(unsigned caps, uint64_t end_ns) {
   free(running);
   table_free(&pending);
   table_free(&watched);
+  free(entries);
+  free(free_entries);
+  entries = NULL, n_entries = entries_room = 0;
+  free_entries = NULL, n_free = free_room = 0;
   thread_ns = NULL, n_threads = 0;
   dups = NULL, n_dups = dups_room = 0;
   sparks = NULL, n_sparks = sparks_room = 0;
@@ -221,13 +235,11 @@ static uint32_t spark_of(uint32_t tid) {
 
 /* the thunk obj belongs to spark k's work (or is its closure): watch it */
 static void watch(uintptr_t obj, uint32_t k, bool updated) {
-  Slot *w = table_put(&watched, obj, 0);
-  w->val = k;
-  w->id = updated; /* reused as the "updated" flag */
+  table_put(&watched, obj, 0)->val = k | (updated ? UPDATED : 0);
 }
 
 static void spark_used(Slot *w, uint32_t tid) {
-  Spark *s = &sparks[w->val - 1];
+  Spark *s = &sparks[SPARK(w->val) - 1];
   if (tid && tid == s->w.tid && s->state == SP_RUNNING) return; /* its own thread */
   s->used = true;
 }
@@ -235,14 +247,21 @@ static void spark_used(Slot *w, uint32_t tid) {
 void lz_dup_core_enter(unsigned cap, uint32_t tid, uintptr_t obj, uint64_t id, const LzInfo *info,
                        uint64_t alloc) {
   Slot *p = table_put(&pending, obj, tid);
-  p->pos = pos_now(cap, alloc);
-  p->id = id;
-  p->info = info;
+  if (p->val == 0) { /* a new slot: take an entry */
+    if (n_free) {
+      p->val = free_entries[--n_free];
+    } else {
+      entries = grow(entries, &entries_room, n_entries + 2, sizeof(Entry));
+      if (!n_entries) n_entries = 1; /* entry 0 means "none" */
+      p->val = (uint32_t)n_entries++;
+    }
+  }
+  entries[p->val] = (Entry){pos_now(cap, alloc), id, info};
   Slot *w = table_find(&watched, obj, 0);
-  if (w && w->id) /* updated, yet entered as a thunk: the address was reused after a GC */
+  if (w && (w->val & UPDATED)) /* updated, yet entered as a thunk: the address was reused */
     table_del(&watched, w), w = NULL;
   uint32_t k = spark_of(tid);
-  if (w && w->val != k)
+  if (w && SPARK(w->val) != k)
     spark_used(w, tid); /* another thread wants a thunk a spark is evaluating */
   else if (!w && k)
     watch(obj, k, false);
@@ -267,16 +286,19 @@ bool lz_dup_core_update(unsigned cap, uint32_t tid, uintptr_t obj, bool already,
   Slot *p = table_find(&pending, obj, tid);
   Waste w = {false, 0, 0, NULL, tid, now, now};
   if (p) {
-    w.id = p->id, w.info = p->info, w.start = p->pos;
+    const Entry *e = &entries[p->val];
+    w.id = e->id, w.info = e->info, w.start = e->pos;
+    free_entries = grow(free_entries, &free_room, n_free + 1, sizeof *free_entries);
+    free_entries[n_free++] = p->val;
     table_del(&pending, p);
   }
   Slot *ws = table_find(&watched, obj, 0);
-  if (ws && ws->id && !already) /* updated before, a thunk again: the address was reused */
+  if (ws && (ws->val & UPDATED) && !already) /* updated before, a thunk again: reused */
     table_del(&watched, ws), ws = NULL;
   uint32_t k = spark_of(tid);
   if (ws && (already || waited)) /* another thread evaluated it too, or waits for it */
-    sparks[ws->val - 1].used = true;
-  else if (ws && ws->val != k)
+    sparks[SPARK(ws->val) - 1].used = true;
+  else if (ws && SPARK(ws->val) != k)
     spark_used(ws, tid);
   if (already) { /* duplicate work: the thunk was updated by another evaluation */
     dups = grow(dups, &dups_room, n_dups + 1, sizeof(Waste));
@@ -285,10 +307,7 @@ bool lz_dup_core_update(unsigned cap, uint32_t tid, uintptr_t obj, bool already,
   }
   if (!k) return false;
   Spark *s = &sparks[k - 1];
-  if (!ws)
-    watch(obj, k, true);
-  else
-    ws->val = k, ws->id = 1;
+  watch(obj, k, true);
   if (obj == s->obj && s->state == SP_RUNNING) { /* the spark's own closure: its work ends */
     s->state = SP_DONE;
     s->w.end = now;
@@ -300,9 +319,10 @@ bool lz_dup_core_update(unsigned cap, uint32_t tid, uintptr_t obj, bool already,
 bool lz_dup_core_hit(uint32_t tid, uintptr_t obj) {
   Slot *w = table_find(&watched, obj, 0);
   if (!w) return true;
-  Spark *s = &sparks[w->val - 1];
+  Spark *s = &sparks[SPARK(w->val) - 1];
   if (tid && tid == s->w.tid && s->state == SP_RUNNING) return false; /* keep watching */
   s->used = true;
+  table_del(&watched, w); /* nothing more to learn from it */
   return true;
 }
 

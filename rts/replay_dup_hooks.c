@@ -56,6 +56,11 @@ void lz_dup_start(void) {
   lz_dup_on = true;
 }
 
+/* The detector's tables live in malloc'd memory, which the collector may scan (Boehm
+ * conservative roots): objects are given to it complemented, so that a table never keeps
+ * a thunk alive (an address may then be reused: the detector allows for that). */
+#define HIDE(p) (~(uintptr_t)(p))
+
 /* the running thread's recorded id (what the log and lzprof call it) */
 static uint32_t tid_of(const LzThread *t) {
   if (!t) return 0;
@@ -70,14 +75,14 @@ void lz_dup_slice(LzCap *cap, const void *t, uint64_t t0, uint64_t t1, uint64_t 
 void lz_dup_spark_run(LzCap *cap, const void *t, LzWord closure, uint64_t id) {
   LzWord *x = LZ_UNTAG(closure);
   const LzInfo *info = (const LzInfo *)x[0];
-  lz_dup_core_spark(cap->cap_no, tid_of(t), (uintptr_t)x, id, lz_replay_thunk_id(x),
+  lz_dup_core_spark(cap->cap_no, tid_of(t), HIDE(x), id, lz_replay_thunk_id(x),
                     info->type == LZ_THUNK ? info : NULL, cap->alloc_bytes);
 }
 
 void lz_dup_enter(LzCap *cap, LzWord thunk) {
   LzWord *x = LZ_UNTAG(thunk);
   const LzInfo *info = (const LzInfo *)x[0];
-  lz_dup_core_enter(cap->cap_no, tid_of(cap->tso), (uintptr_t)x, lz_replay_thunk_id(x),
+  lz_dup_core_enter(cap->cap_no, tid_of(cap->tso), HIDE(x), lz_replay_thunk_id(x),
                     info->type == LZ_THUNK ? info : NULL, cap->alloc_bytes);
 }
 
@@ -90,7 +95,7 @@ void lz_dup_update(LzCap *cap, LzWord *thunk) {
   bool already = info == (LzWord)&lz_ind_info || info == (LzWord)&watched_ind_info;
   if (info == (LzWord)&watched_ind_info) /* the update code below sees a plain IND */
     thunk[0] = (LzWord)&lz_ind_info;
-  bool watch = lz_dup_core_update(cap->cap_no, tid_of(cap->tso), (uintptr_t)thunk, already,
+  bool watch = lz_dup_core_update(cap->cap_no, tid_of(cap->tso), HIDE(thunk), already,
                                   info == (LzWord)&lz_blackhole_waited_info, cap->alloc_bytes);
   if (cap->cap_no < n_watch) to_watch[cap->cap_no] = watch ? thunk : NULL;
 }
@@ -104,7 +109,7 @@ void lz_dup_updated(LzCap *cap, LzWord *thunk) {
 void lz_dup_ind_read(LzCap *cap, LzWord *x) {
   if (x[0] != (LzWord)&watched_ind_info) return;
   if (!cap) cap = lz_current_cap;
-  if (lz_dup_core_hit(cap ? tid_of(cap->tso) : 0, (uintptr_t)x)) x[0] = (LzWord)&lz_ind_info;
+  if (lz_dup_core_hit(cap ? tid_of(cap->tso) : 0, HIDE(x))) x[0] = (LzWord)&lz_ind_info;
 }
 
 LZ_FN(lz_dup_watched_entry) {
