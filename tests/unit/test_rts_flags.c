@@ -141,6 +141,9 @@ static void test_errors(void **state) {
   p = PARSE("+RTS", "--replay=x.lzr");
   assert_string_equal(p.err,
                       "the flag --replay=x.lzr requires the program to be built with -replay");
+  p = PARSE("+RTS", "--dup-report=d.txt");
+  assert_string_equal(p.err,
+                      "the flag --dup-report=d.txt requires the program to be built with -replay");
   p = PARSE("+RTS", "-s", "-y", "-RTS", "a"); /* first error wins, parsing stops */
   assert_int_equal(p.status, 1);
   assert_string_equal(p.err, "unknown RTS option: -y");
