@@ -37,7 +37,7 @@ typedef struct {
   char prog[256];
   unsigned ncaps;
   uint64_t run_ns;
-  unsigned long sparks_run;
+  unsigned long sparks_run, sparks_unfinished;
   Waste *w;
   size_t n;
 } Report;
@@ -221,6 +221,8 @@ static int parse(const char *path, Report *r) {
       r->run_ns = strtoull(v, NULL, 10);
     else if (!strcmp(k, "sparks_run") && v)
       r->sparks_run = strtoul(v, NULL, 10);
+    else if (!strcmp(k, "sparks_unfinished") && v)
+      r->sparks_unfinished = strtoul(v, NULL, 10);
     else if (!strcmp(k, "end"))
       ok = 1;
     else if (!strcmp(k, "dup") || !strcmp(k, "spark")) {
@@ -332,10 +334,12 @@ static void print_report(const Report *r, const char *prog, const char *log, int
     printf(", \"log\": ");
     json_str(log);
     printf(", \"capabilities\": %u, \"run_ns\": %llu, \"capability_ns\": %llu, "
-           "\"sparks_converted\": %lu, \"duplicate_evaluations\": %u, \"sparks_thrown_away\": %u, "
+           "\"sparks_converted\": %lu, \"sparks_unfinished\": %lu, \"duplicate_evaluations\": %u, "
+           "\"sparks_thrown_away\": %u, "
            "\"wasted_ns\": %llu, \"wasted_share\": %.6f,\n \"per_capability\": [",
            r->ncaps, (unsigned long long)r->run_ns, (unsigned long long)cap_time, r->sparks_run,
-           n_dup, n_spark, (unsigned long long)wasted, cap_time ? (double)wasted / cap_time : 0.0);
+           r->sparks_unfinished, n_dup, n_spark, (unsigned long long)wasted,
+           cap_time ? (double)wasted / cap_time : 0.0);
     for (unsigned c = 0; cw && cd && cs && c < r->ncaps; c++)
       printf("%s{\"cap\": %u, \"duplicate_evaluations\": %u, \"sparks_thrown_away\": %u, "
              "\"wasted_ns\": %llu}",
@@ -365,8 +369,12 @@ static void print_report(const Report *r, const char *prog, const char *log, int
     printf("Duplicate work in a replay of %s (%s, %u capabilities)\n", log, prog, r->ncaps);
     printf("times: ms on the original run's clock; inside a recorded slice, interpolated by the\n"
            "allocation the replay reproduces (wasted = the evaluating thread's running time)\n");
-    printf("run: %.3f ms x %u capabilities = %.3f ms of capability time; %lu sparks converted\n\n",
+    printf("run: %.3f ms x %u capabilities = %.3f ms of capability time; %lu sparks converted",
            r->run_ns / 1e6, r->ncaps, cap_time / 1e6, r->sparks_run);
+    if (r->sparks_unfinished)
+      printf(" (%lu still running, unused, when the program exited: not counted)",
+             r->sparks_unfinished);
+    printf("\n\n");
     if (!r->n) {
       printf("no duplicate work: no thunk was evaluated twice and the work of every converted "
              "spark was used\n");

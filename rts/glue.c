@@ -81,9 +81,10 @@ static void clear_free_vars(LzCap *cap, LzWord *thunk) {
 LZ_FN(lz_update_frame_entry) {
   LzWord *thunk = (LzWord *)sp[1];
 #if LZ_REPLAY
-  if (lz_dup_on) lz_dup_update(cap, thunk); /* --dup-report: before anything changes */
   if (lz_replaying) /* a recorded wake-up: its thread must have blocked first */
     lz_replay_before_update(cap, thunk);
+  if (lz_dup_on) /* --dup-report: after the replay's waits, before anything changes */
+    lz_dup_update(cap, thunk);
   LzWord id = thunk[1]; /* the thunk's id (Note [Thunk ids]), for RPL_WAKE */
 #endif
   clear_free_vars(cap, thunk);

@@ -360,8 +360,12 @@ static void put(FILE *f, const Waste *w, const uint64_t *final_alloc) {
 int lz_dup_core_write(FILE *f, const char *prog, const uint64_t *final_alloc) {
   size_t n_dup, n_thrown;
   lz_dup_core_counts(&n_dup, &n_thrown);
+  size_t unfinished = 0; /* still running at exit, their work not used so far */
+  for (size_t i = 0; i < n_sparks; i++)
+    unfinished += sparks[i].state == SP_RUNNING && !sparks[i].used;
   fprintf(f, "%s\nprogram\t%s\ncapabilities\t%u\nrun_ns\t%llu\nsparks_run\t%zu\n", LZ_DUP_MAGIC,
           prog ? prog : "?", ncaps, (unsigned long long)run_ns, n_sparks);
+  fprintf(f, "sparks_unfinished\t%zu\n", unfinished);
   fprintf(f, "# kind\tthunk\tspark\tcap\tthread\tstart_ns\tend_ns\twasted_ns\tsite\n");
   for (size_t i = 0; i < n_dups; i++)
     put(f, &dups[i], final_alloc);

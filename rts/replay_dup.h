@@ -76,7 +76,8 @@ void lz_dup_slice(LzCap *cap, const void *t, uint64_t t0, uint64_t t1, uint64_t 
 void lz_dup_spark_run(LzCap *cap, const void *t, LzWord closure, uint64_t id);
 /* replay_sched.c lz_replay_claim_gate: the running thread enters the thunk. */
 void lz_dup_enter(LzCap *cap, LzWord thunk);
-/* glue.c, top of the update frame (nothing changed yet) and after the update. */
+/* glue.c, the update frame: after the replay's waits (nothing changed yet), and after the
+ * update. */
 void lz_dup_update(LzCap *cap, LzWord *thunk);
 void lz_dup_updated(LzCap *cap, LzWord *thunk);
 /* glue.c/values.c: an indirection whose info is not lz_ind_info was followed (a watched

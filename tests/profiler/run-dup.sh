@@ -10,7 +10,7 @@
 #    duplicate evaluation; --json agrees.
 # 2. dupused.lz: every spark's value is used: "no duplicate work".
 # 3. duplazy.lz with lazy blackholing (+RTS $LZ_LAZY_FLAG, default --lazy-blackholing) at
-#    -N2: a spark thread and the main thread both evaluate `shared` (line 14): the report
+#    -N2: a spark thread and the main thread both evaluate `shared` (line 13): the report
 #    names that line with two evaluations. Skipped, with a message, while the runtime does
 #    not know the flag.
 # 4. Bad input: a binary built without -replay, a log of another binary, a truncated log,
@@ -33,19 +33,23 @@ done
 "$lzprof" dup ./dupwaste waste.lzr --keep waste.dup >waste.txt 2>waste.err || { cat waste.err; fail "lzprof dup dupwaste"; }
 cat waste.txt
 conv=$(awk -F'\t' '$1 == "sparks_run" { print $2 }' waste.dup)
+unfin=$(awk -F'\t' '$1 == "sparks_unfinished" { print $2 }' waste.dup)
 thrown=$(awk -F'\t' '$1 == "spark" { n++ } END { print n + 0 }' waste.dup)
 at_site=$(awk -F'\t' '$1 == "spark" && $9 ~ /dupwaste\.lz:16:/ { n++ } END { print n + 0 }' waste.dup)
 [ -n "$conv" ] && [ "$conv" -gt 0 ] || fail "dupwaste: no spark was converted (the other capability never stole one)"
-[ "$thrown" = "$conv" ] || fail "dupwaste: $thrown sparks thrown away, $conv converted (all should be)"
+# every converted spark is thrown away, but for one the program's exit may cut short
+[ "$((thrown + unfin))" = "$conv" ] && [ "$unfin" -le 1 ] ||
+  fail "dupwaste: $thrown sparks thrown away and $unfin unfinished at exit, $conv converted"
+[ "$thrown" -gt 0 ] || fail "dupwaste: no spark thrown away"
 [ "$at_site" = "$thrown" ] || fail "dupwaste: $at_site of $thrown thrown-away sparks name dupwaste.lz:16"
 grep -q "^dup	" waste.dup && fail "dupwaste: a duplicate evaluation was reported"
-grep -qE "^total: 0 evaluations duplicated, $conv sparks? thrown away \(of $conv converted\)" waste.txt ||
+grep -qE "^total: 0 evaluations duplicated, $thrown sparks? thrown away \(of $conv converted\)" waste.txt ||
   fail "dupwaste: the total line"
-grep -qE "^ +[0-9.]+ +[0-9.]+ +0 +0 +0 +$conv  .*dupwaste\.lz:16:" waste.txt || fail "dupwaste: the per-site line"
-awk '$1 == "1" && $3 == "'"$conv"'" && $4 > 0 { ok = 1 } END { exit !ok }' <(sed -n '/^per capability/,/^$/p' waste.txt) ||
+grep -qE "^ +[0-9.]+ +[0-9.]+ +0 +0 +0 +$thrown  .*dupwaste\.lz:16:" waste.txt || fail "dupwaste: the per-site line"
+awk '$1 == "1" && $3 == "'"$thrown"'" && $4 > 0 { ok = 1 } END { exit !ok }' <(sed -n '/^per capability/,/^$/p' waste.txt) ||
   fail "dupwaste: capability 1's line (its sparks and wasted time)"
 "$lzprof" dup ./dupwaste waste.lzr --json >waste.json || fail "lzprof dup --json"
-python3 - "$conv" <<'PY' || fail "dupwaste: --json"
+python3 - "$thrown" <<'PY' || fail "dupwaste: --json"
 import json, sys
 d = json.load(open("waste.json"))
 n = int(sys.argv[1])
@@ -67,11 +71,11 @@ if ./duplazy +RTS "$lazy_flag" -RTS >/dev/null 2>lazyprobe.err; then
   for attempt in 1 2 3 4 5; do # the race is real: both must start on `shared` before either finishes
     ./duplazy +RTS -N2 "$lazy_flag" --record=lazy.lzr -RTS >lazy.out || fail "duplazy recording"
     "$lzprof" dup ./duplazy lazy.lzr --keep lazy.dup >lazy.txt 2>lazy.err || { cat lazy.err; fail "lzprof dup duplazy"; break; }
-    if grep -qE "^ +[0-9.]+ +[0-9.]+ +1 +1 +2 +[0-9]+  .*duplazy\.lz:14:" lazy.txt; then found=1; break; fi
-    echo "attempt $attempt: no duplicate of duplazy.lz:14 in this recording:"; cat lazy.txt
+    if grep -qE "^ +[0-9.]+ +[0-9.]+ +1 +1 +2 +[0-9]+  .*duplazy\.lz:13:" lazy.txt; then found=1; break; fi
+    echo "attempt $attempt: no duplicate of duplazy.lz:13 in this recording:"; cat lazy.txt
   done
   cat lazy.txt
-  [ $found = 1 ] || fail "duplazy: the report does not name duplazy.lz:14 with two evaluations"
+  [ $found = 1 ] || fail "duplazy: the report does not name duplazy.lz:13 with two evaluations"
 else
   echo "SKIPPED (lazy duplicate test): the runtime does not know +RTS $lazy_flag yet: $(head -1 lazyprobe.err)"
 fi
