@@ -25,6 +25,8 @@ typedef struct {
   unsigned cap, tid;
   uint64_t start, end, wasted;
   char *site;
+  size_t index; /* in the file */
+  int nested;   /* inside another wasted evaluation of the same thread */
 } Waste;
 
 typedef struct {
@@ -43,9 +45,11 @@ typedef struct {
 } Report;
 
 static void usage(void) {
-  fprintf(stderr, "usage: lzprof dup PROG LOG.lzr [--json] [--keep FILE] [--top N]\n"
-                  "  replays LOG with PROG (built with lzc -replay) and reports thunks evaluated\n"
-                  "  more than once and converted sparks whose work was never used\n");
+  fprintf(stderr,
+          "usage: lzprof dup PROG LOG.lzr [--json] [--keep FILE] [--top N]\n"
+          "       lzprof dup --report FILE [--json] [--top N]   (a report kept with --keep)\n"
+          "  replays LOG with PROG (built with lzc -replay) and reports thunks evaluated\n"
+          "  more than once and converted sparks whose work was never used\n");
 }
 
 /* Does the file contain the bytes of s? (a runtime that can write reports carries the
@@ -199,12 +203,12 @@ static char *field(char **p) { /* the next tab-separated field, or NULL */
 }
 
 static int parse(const char *path, Report *r) {
+  memset(r, 0, sizeof *r);
   FILE *f = fopen(path, "r");
   if (!f) return -1;
   char line[4096];
   int ok = 0, first = 1;
   size_t room = 0;
-  memset(r, 0, sizeof *r);
   while (fgets(line, sizeof line, f)) {
     line[strcspn(line, "\n")] = 0;
     if (first) {
@@ -237,7 +241,9 @@ static int parse(const char *path, Report *r) {
         if (!nw) break;
         r->w = nw;
       }
-      Waste *w = &r->w[r->n++];
+      Waste *w = &r->w[r->n];
+      w->index = r->n++;
+      w->nested = 0;
       w->spark = k[0] == 's';
       snprintf(w->thunk, sizeof w->thunk, "%s", fs[0]);
       snprintf(w->spark_id, sizeof w->spark_id, "%s", fs[1]);
@@ -307,19 +313,50 @@ static void json_str(const char *s) {
 
 static double pct(uint64_t part, uint64_t whole) { return whole ? 100.0 * part / whole : 0; }
 
+/* A wasted evaluation inside another of the same thread (a duplicate inside a duplicated
+ * or thrown-away evaluation) is part of that one's time: mark it, so that totals count it
+ * once. Sorted by thread, start, longest first (equal intervals: the later in the file,
+ * the outer one, first), an evaluation ending no later than the last outer one is nested. */
+static int by_nesting(const void *a, const void *b) {
+  const Waste *x = *(const Waste *const *)a, *y = *(const Waste *const *)b;
+  if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  if (x->end != y->end) return x->end > y->end ? -1 : 1;
+  return x->index > y->index ? -1 : x->index < y->index;
+}
+
+static void mark_nested(Report *r) {
+  Waste **v = malloc((r->n + 1) * sizeof *v);
+  if (!v) return;
+  for (size_t i = 0; i < r->n; i++)
+    v[i] = &r->w[i];
+  qsort(v, r->n, sizeof *v, by_nesting);
+  const Waste *outer = NULL;
+  for (size_t i = 0; i < r->n; i++) {
+    if (outer && outer->tid == v[i]->tid && v[i]->end <= outer->end)
+      v[i]->nested = 1;
+    else
+      outer = v[i];
+  }
+  free(v);
+}
+
 static void print_report(const Report *r, const char *prog, const char *log, int json, int top) {
   uint64_t cap_time = r->run_ns * r->ncaps, wasted = 0;
   unsigned n_dup = 0, n_spark = 0;
   uint64_t *cw = calloc(r->ncaps, sizeof *cw);
   unsigned *cd = calloc(r->ncaps, sizeof *cd), *cs = calloc(r->ncaps, sizeof *cs);
+  unsigned n_nested = 0;
   for (size_t i = 0; i < r->n; i++) {
     const Waste *w = &r->w[i];
-    wasted += w->wasted;
     w->spark ? n_spark++ : n_dup++;
-    if (cw && cd && cs && w->cap < r->ncaps) {
-      cw[w->cap] += w->wasted;
-      w->spark ? cs[w->cap]++ : cd[w->cap]++;
+    if (cw && cd && cs && w->cap < r->ncaps) w->spark ? cs[w->cap]++ : cd[w->cap]++;
+    if (w->nested) {
+      n_nested++;
+      continue;
     }
+    wasted += w->wasted;
+    if (cw && w->cap < r->ncaps) cw[w->cap] += w->wasted;
   }
   size_t n_sites;
   Site *s = sites_of(r, &n_sites);
@@ -357,10 +394,10 @@ static void print_report(const Report *r, const char *prog, const char *log, int
       const Waste *w = &sorted[i];
       printf("%s\n  {\"kind\": \"%s\", \"thunk\": \"%s\", \"spark\": \"%s\", \"cap\": %u, "
              "\"thread\": %u, \"start_ns\": %llu, \"end_ns\": %llu, \"wasted_ns\": %llu, "
-             "\"site\": ",
+             "\"nested\": %s, \"site\": ",
              i ? "," : "", w->spark ? "spark" : "duplicate", w->thunk, w->spark_id, w->cap, w->tid,
              (unsigned long long)w->start, (unsigned long long)w->end,
-             (unsigned long long)w->wasted);
+             (unsigned long long)w->wasted, w->nested ? "true" : "false");
       json_str(w->site);
       putchar('}');
     }
@@ -380,15 +417,21 @@ static void print_report(const Report *r, const char *prog, const char *log, int
              "spark was used\n");
     } else {
       printf("total: %u evaluation%s duplicated, %u spark%s thrown away (of %lu converted); "
-             "wasted %.3f ms = %.1f %% of the capability time\n\n",
+             "wasted %.3f ms = %.1f %% of the capability time\n",
              n_dup, n_dup == 1 ? "" : "s", n_spark, n_spark == 1 ? "" : "s", r->sparks_run,
              wasted / 1e6, pct(wasted, cap_time));
+      if (n_nested)
+        printf("(%u of them ran inside another wasted evaluation of the same thread: counted "
+               "once in the totals and per capability; each site's line includes them)\n",
+               n_nested);
+      printf("\n");
       printf("per capability:\n  %3s  %10s  %8s  %10s  %8s\n", "cap", "duplicates", "sparks",
              "wasted ms", "% of cap");
       for (unsigned c = 0; cw && cd && cs && c < r->ncaps; c++)
         printf("  %3u  %10u  %8u  %10.3f  %8.1f\n", c, cd[c], cs[c], cw[c] / 1e6,
                pct(cw[c], r->run_ns));
-      printf("\nper source site (by wasted time):\n  %10s  %6s  %10s  %6s  %11s  %6s  %s\n",
+      printf("\nper source site (by wasted time, nested evaluations included):\n  %10s  %6s  %10s  "
+             "%6s  %11s  %6s  %s\n",
              "wasted ms", "% time", "duplicates", "thunks", "evaluations", "sparks", "site");
       for (size_t i = 0; s && i < n_sites; i++)
         printf("  %10.3f  %6.1f  %10u  %6u  %11u  %6u  %s\n", s[i].wasted / 1e6,
@@ -402,8 +445,11 @@ static void print_report(const Report *r, const char *prog, const char *log, int
       for (size_t i = 0; i < shown; i++) {
         const Waste *w = &sorted[i];
         printf("  %-9s  %-12s  %-8s  %3u  %6u  %10.3f  %10.3f  %9.3f  %s\n",
-               w->spark ? "spark" : "duplicate", w->thunk, w->spark_id, w->cap, w->tid,
-               w->start / 1e6, w->end / 1e6, w->wasted / 1e6, w->site);
+               w->spark    ? "spark"
+               : w->nested ? "(nested)"
+                           : "duplicate",
+               w->thunk, w->spark_id, w->cap, w->tid, w->start / 1e6, w->end / 1e6, w->wasted / 1e6,
+               w->site);
       }
     }
   }
@@ -414,12 +460,35 @@ static void print_report(const Report *r, const char *prog, const char *log, int
   free(cs);
 }
 
+static void free_report(Report *r) {
+  for (size_t i = 0; i < r->n; i++)
+    free(r->w[i].site);
+  free(r->w);
+}
+
+/* --report FILE: a report kept earlier (--keep), printed again without a replay */
+static int from_report(const char *path, int json, int top) {
+  Report r;
+  if (parse(path, &r) < 0) {
+    fprintf(stderr, "lzprof dup: %s is not a whole duplicate-work report (%s)\n", path,
+            LZ_DUP_MAGIC);
+    free_report(&r);
+    return 1;
+  }
+  mark_nested(&r);
+  print_report(&r, r.prog, path, json, top);
+  free_report(&r);
+  return 0;
+}
+
 int lzp_cmd_dup(int argc, char **argv) {
-  const char *prog = NULL, *log = NULL, *keep = NULL;
+  const char *prog = NULL, *log = NULL, *keep = NULL, *saved = NULL;
   int json = 0, top = 20;
   for (int i = 0; i < argc; i++) {
     if (!strcmp(argv[i], "--json"))
       json = 1;
+    else if (!strcmp(argv[i], "--report") && i + 1 < argc)
+      saved = argv[++i];
     else if (!strcmp(argv[i], "--keep") && i + 1 < argc)
       keep = argv[++i];
     else if (!strcmp(argv[i], "--top") && i + 1 < argc)
@@ -432,7 +501,8 @@ int lzp_cmd_dup(int argc, char **argv) {
     else
       log = argv[i];
   }
-  if (!prog || !log || top < 0) {
+  if (saved && !prog && !keep && top >= 0) return from_report(saved, json, top);
+  if (!prog || !log || top < 0 || saved) {
     usage();
     return 2;
   }
@@ -452,13 +522,12 @@ int lzp_cmd_dup(int argc, char **argv) {
       fprintf(stderr, "lzprof dup: the replay's report %s is unreadable or cut short\n",
               keep ? keep : report);
     } else {
+      mark_nested(&r);
       print_report(&r, prog, log, json, top);
       rc = 0;
     }
   }
-  for (size_t i = 0; i < r.n; i++)
-    free(r.w[i].site);
-  free(r.w);
+  free_report(&r);
   unlink(report);
   unlink(errf);
   rmdir(dir);

@@ -17,8 +17,8 @@ static void usage(FILE *f) {
              "  eventlog LOG.lzr -o OUT.eventlog   decompress a replay log to GHC's format\n"
              "  step PROG LOG.lzr [--script FILE]  step through a replay of LOG (`help` at the "
              "prompt)\n"
-             "  dup PROG LOG.lzr [--json] [--keep FILE] [--top N]   duplicate work and sparks thrown "
-             "away\n"
+             "  dup PROG LOG.lzr [--json] [--keep F]   duplicate work, sparks thrown away\n"
+             "  dup --report F [--json]           a report kept with --keep, again\n"
              "LOG is an event log in GHC's format (+RTS -l, or -lf for one event per spark),\n"
              "or a replay log (.lzr, +RTS --record).\n");
 }

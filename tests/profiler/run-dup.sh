@@ -80,6 +80,26 @@ else
   echo "SKIPPED (lazy duplicate test): the runtime does not know +RTS $lazy_flag yet: $(head -1 lazyprobe.err)"
 fi
 
+# ---- 3b. the report's arithmetic on a made-up report (--report): a duplicate nested in
+# another of the same thread counts once in the totals, in full in its own site's line -----
+printf 'lz-dup-report 1\nprogram\tfake\ncapabilities\t2\nrun_ns\t1000000\nsparks_run\t3\nsparks_unfinished\t0\n# header\n' >fake.dup
+printf 'dup\t0:8\t-\t1\t2\t100000\t300000\t150000\tMain.inner a.lz:3:1\n' >>fake.dup
+printf 'dup\t0:16\t-\t1\t2\t100000\t400000\t250000\tMain.outer a.lz:2:1\n' >>fake.dup
+printf 'dup\t0:16\t-\t0\t1\t500000\t600000\t100000\tMain.outer a.lz:2:1\n' >>fake.dup
+printf 'spark\t0:24\t0:1\t1\t3\t700000\t900000\t200000\tMain.w a.lz:5:1 with spaces\n' >>fake.dup
+printf 'end\t3\t1\n' >>fake.dup
+"$lzprof" dup --report fake.dup >fake.txt || fail "lzprof dup --report"
+cat fake.txt
+grep -q '^total: 3 evaluations duplicated, 1 spark thrown away (of 3 converted); wasted 0.550 ms = 27.5 %' fake.txt ||
+  fail "--report: totals (nested 0.150 ms counted once)"
+grep -qE '^ +0\.350 +17\.5 +2 +1 +3 +0  Main\.outer a\.lz:2:1$' fake.txt || fail "--report: outer's site line"
+grep -qE '^ +0\.150 +7\.5 +1 +1 +2 +0  Main\.inner a\.lz:3:1$' fake.txt || fail "--report: inner's site line"
+grep -qE '^ +1 +2 +1 +0\.450 +45\.0$' fake.txt || fail "--report: capability 1"
+grep -qE '^  \(nested\) +0:8 ' fake.txt || fail "--report: the nested one is marked"
+head -n 7 fake.dup >cut.dup
+"$lzprof" dup --report cut.dup >/dev/null 2>cut.err && fail "--report of a cut report succeeded"
+grep -q "not a whole duplicate-work report" cut.err || fail "--report of a cut report: message"
+
 # ---- 4. bad input ------------------------------------------------------------------------------
 expect_error() { # WHAT PATTERN ARGS...: exit status 1 and the message
   local what="$1" pat="$2"; shift 2
