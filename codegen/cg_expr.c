@@ -129,6 +129,34 @@ static void replay_claimed(CgFn *f, LLVMValueRef t) {
   LLVMPositionBuilderAtEnd(cg->b, done);
 }
 
+/* Lazy blackholing, the -replay way: after an entry that found the thunk unevaluated, if
+ * the id names another capability, or is marked entered by one (bit 1), or is a CAF's (0):
+ * lz_replay_entered(cap, t, id) (the RPL_CLAIM event). `id` was read before the check: the
+ * spare word may hold another thread's result by now. */
+static void replay_entered(CgFn *f, LLVMValueRef t, LLVMValueRef id) {
+  Cg *cg = f->cg;
+  LLVMValueRef mark = cg_word(cg, (1ll << 47) | 1);
+  LLVMValueRef odd = LLVMBuildICmp(cg->b, LLVMIntEQ, LLVMBuildAnd(cg->b, id, mark, ""), mark, "");
+  LLVMValueRef other = LLVMBuildICmp(cg->b, LLVMIntNE, LLVMBuildLShr(cg->b, id, cg_word(cg, 48), ""), replay_cap_no(f), "");
+  LLVMValueRef shared = LLVMBuildICmp(cg->b, LLVMIntNE, LLVMBuildAnd(cg->b, id, cg_word(cg, 2), ""), cg_word(cg, 0), "");
+  LLVMValueRef caf = LLVMBuildICmp(cg->b, LLVMIntEQ, id, cg_word(cg, 0), "");
+  LLVMValueRef want = LLVMBuildOr(cg->b, LLVMBuildAnd(cg->b, odd, LLVMBuildOr(cg->b, other, shared, ""), ""), caf, "");
+  LLVMBasicBlockRef post = cg_block(f, "rplentry"), done = cg_block(f, "rplentered");
+  LLVMBuildCondBr(cg->b, want, post, done);
+  LLVMPositionBuilderAtEnd(cg->b, post);
+  LLVMTypeRef params[3] = {cg->t_i8p, cg->t_word, cg->t_word};
+  LLVMTypeRef ty = LLVMFunctionType(cg->t_void, params, 3, 0);
+  LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, "lz_replay_entered");
+  if (!fn) {
+    fn = LLVMAddFunction(cg->mod, "lz_replay_entered", ty);
+    LLVMSetLinkage(fn, LLVMExternalLinkage);
+  }
+  LLVMValueRef args[3] = {f->cap, t, id};
+  LLVMBuildCall2(cg->b, ty, fn, args, 3, "");
+  LLVMBuildBr(cg->b, done);
+  LLVMPositionBuilderAtEnd(cg->b, done);
+}
+
 /* Claim the thunk `t` (whose info table is `info`) for this thread: eager blackholing.
  * The spare word keeps the thunk's own info table, from which the update learns its size
  * to clear the free variables. Vanilla: two plain stores. Threaded: the info word is
@@ -146,6 +174,14 @@ static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
     cg_store(f, t, 0, bh);
     return;
   }
+  /* +RTS --lazy-blackholing (cap->lazy_bh): no claim; Note [Lazy blackholing] */
+  LLVMValueRef idx = cg_word(cg, offsetof(LzCap, lazy_bh));
+  LLVMValueRef la = LLVMBuildBitCast(cg->b, LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, f->cap, &idx, 1, ""),
+                                     LLVMPointerType(cg->t_i32, 0), "");
+  LLVMValueRef lazy = LLVMBuildLoad2(cg->b, cg->t_i32, la, "lazybh");
+  LLVMBasicBlockRef eager = cg_block(f, "eagerbh"), lazyb = cg_block(f, "lazybh"), entered = cg_block(f, "entered");
+  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, lazy, LLVMConstInt(cg->t_i32, 0, 0), ""), lazyb, eager);
+  LLVMPositionBuilderAtEnd(cg->b, eager);
   LLVMValueRef p = LLVMBuildIntToPtr(cg->b, t, cg->t_wordp, "");
   LLVMValueRef x = LLVMBuildAtomicCmpXchg(cg->b, p, own, bh, LLVMAtomicOrderingAcquireRelease,
                                           LLVMAtomicOrderingAcquire, 0);
@@ -158,6 +194,24 @@ static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
     replay_claimed(f, t);
   else
     cg_store(f, t, 8, own);
+  LLVMBuildBr(cg->b, entered);
+  /* lazy: the free variables were loaded before this point; the thunk must still be
+   * unevaluated after those loads (an update clears them), else lz_eval it (an IND: the
+   * value; a BLACKHOLE: block). The acquire fence keeps the loads before the check. */
+  LLVMPositionBuilderAtEnd(cg->b, lazyb);
+  LLVMValueRef id = cg->opts.replay ? cg_load(f, t, 8) : NULL;
+  LLVMBuildFence(cg->b, LLVMAtomicOrderingAcquire, 0, "");
+  LLVMValueRef cur = LLVMBuildLoad2(cg->b, cg->t_word, LLVMBuildIntToPtr(cg->b, t, cg->t_wordp, ""), "info");
+  LLVMSetOrdering(cur, LLVMAtomicOrderingMonotonic);
+  LLVMSetAlignment(cur, 8);
+  LLVMBasicBlockRef fresh = cg_block(f, "unevaluated"), gone = cg_block(f, "evaluated");
+  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, cur, own, ""), fresh, gone);
+  LLVMPositionBuilderAtEnd(cg->b, gone);
+  cg_tail_call(f, cg->rt_eval, t, NULL, NULL, NULL);
+  LLVMPositionBuilderAtEnd(cg->b, fresh);
+  if (cg->opts.replay) replay_entered(f, t, id);
+  LLVMBuildBr(cg->b, entered);
+  LLVMPositionBuilderAtEnd(cg->b, entered);
 }
 
 /* The entry code of a closure: FUN: r1 = the closure, arguments in r2..r4 and on the

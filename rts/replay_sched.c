@@ -62,6 +62,7 @@ typedef struct Stream {
   size_t woke_at; /* the slice's next THREAD_WAKEUP not yet emitted */
   size_t *wk;     /* the slice's THREAD_WAKEUPs whose thunk is known (indexes) */
   size_t nwk, wk_room;
+  size_t run_at;   /* index of the slice's RUN_THREAD */
   size_t slice_at; /* index of its RPL_SLICE (n if the recording ends first) */
   uint16_t slice_why;
   uint64_t slice_alloc;
@@ -278,6 +279,51 @@ static void order_runs(void) {
   free(r);
 }
 
+/* ---- lazy blackholing (Note [Lazy blackholing replay] in docs/notes/replay.md) ----------
+ * Every recorded entry (RPL_CLAIM) by thunk id: an update waits until the other
+ * capabilities' entries of its thunk have happened (in the recording they found it
+ * unevaluated, so they came before every update of it), and an entry goes on only where
+ * the recording shows it (or where it is the allocating capability's own, no other
+ * capability having entered the thunk yet). */
+typedef struct Entry {
+  uint64_t id;
+  unsigned cap;
+  size_t i; /* its index in the capability's stream; done: Ev.done */
+} Entry;
+static Entry *entries;
+static size_t nentries;
+
+static int by_entry_id(const void *a, const void *b) {
+  const Entry *x = a, *y = b;
+  return x->id < y->id ? -1 : x->id > y->id ? 1 : x->cap < y->cap ? -1 : x->cap > y->cap ? 1 : 0;
+}
+
+static void index_entries(void) {
+  size_t room = 0;
+  for (unsigned c = 0; c < nstreams; c++)
+    for (size_t i = 0; i < streams[c].n; i++) {
+      const Ev *x = &streams[c].ev[i];
+      if (x->type != LZ_EVT_RPL_CLAIM || x->len != LZ_RPL_CLAIM_BYTES) continue;
+      entries = grow(entries, &room, nentries + 1, sizeof(Entry));
+      entries[nentries++] = (Entry){lz_ev_get64(PAY(x)), c, i};
+    }
+  if (nentries) qsort(entries, nentries, sizeof(Entry), by_entry_id);
+}
+
+static size_t first_entry(uint64_t id) {
+  size_t lo = 0, hi = nentries;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (entries[mid].id < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static Ev *entry_ev(const Entry *e) { return &streams[e->cap].ev[e->i]; }
+
 void lz_rpl_load(const char *path) {
   uint8_t self[LZ_SHA256_BYTES];
   char err[2048];
@@ -343,6 +389,7 @@ void lz_rpl_load(const char *path) {
     }
   match_wakeups();
   order_runs();
+  index_entries();
   /* a thunk blocked on and not claimed by another capability: by the allocating one */
   for (unsigned c = 0; c < nstreams; c++)
     for (size_t i = 0; i < streams[c].n; i++) {
@@ -759,6 +806,7 @@ static void begin_slice(LzCap *cap, Stream *s, size_t run_at, LzThread *t) {
   while (k < s->n && s->ev[k].type != LZ_EVT_RPL_SLICE)
     k++;
   s->in_slice = true;
+  s->run_at = run_at;
   s->slice_at = k;
   s->slice_why = k < s->n ? lz_ev_get16(PAY(&s->ev[k]) + 4) : 0xffff;
   s->slice_alloc = k < s->n ? lz_ev_get64(PAY(&s->ev[k]) + 6) : 0;
@@ -964,8 +1012,56 @@ static bool has_blocked(void *arg) {
   return false;
 }
 
+/* Lazy blackholing: have the other capabilities' recorded entries of thunk `id` happened? */
+typedef struct EntriesWant {
+  uint64_t id;
+  unsigned cap;
+} EntriesWant;
+
+static bool others_entered(void *arg) {
+  EntriesWant *w = arg;
+  for (size_t k = first_entry(w->id); k < nentries && entries[k].id == w->id; k++)
+    if (entries[k].cap != w->cap && !entry_ev(&entries[k])->done) return false;
+  return true;
+}
+
+static bool is_ind(void *x) {
+  return __atomic_load_n(&((LzWord *)x)[0], __ATOMIC_ACQUIRE) == (LzWord)&lz_ind_info;
+}
+
+void lz_replay_lazy_blackholing(LzCap *cap, LzWord *thunk) {
+  uint64_t id = lz_replay_thunk_id(thunk);
+  EntriesWant ew = {id, cap->cap_no};
+  if (id && streams[cap->cap_no].in_slice)
+    wait_until(cap, others_entered, &ew, "other capabilities to enter the thunk it blackholes");
+}
+
+/* Lazy blackholing: before an update, the entries that preceded it in the recording; an
+ * update of a shared thunk (or a CAF) that did not win in the recording (no RPL_WON of it
+ * in this slice) waits for the winner's. Note [Lazy blackholing replay]. */
+static void lazy_before_update(LzCap *cap, Stream *s, LzWord *thunk) {
+  LzWord spare = thunk[1];
+  if (is_ind(thunk)) return; /* lost already */
+  uint64_t id = lz_replay_thunk_id(thunk);
+  if (!id || !s->in_slice) return;
+  EntriesWant ew = {id, cap->cap_no};
+  wait_until(cap, others_entered, &ew, "other capabilities to enter the thunk it updates");
+  if (is_ind(thunk)) return;
+  if (!(LZ_IS_THUNK_ID(spare) && (spare & LZ_THUNK_ID_SHARED)) && spare != 0) return;
+  for (size_t i = s->run_at + 1; i < s->slice_at; i++) {
+    Ev *e = &s->ev[i];
+    if (e->type == LZ_EVT_RPL_WON && !e->done && e->len == LZ_RPL_CLAIM_BYTES &&
+        lz_ev_get64(PAY(e)) == id) {
+      e->done = 1;
+      return; /* the winner */
+    }
+  }
+  wait_until(cap, is_ind, thunk, "another capability's update of a thunk (lazy blackholing)");
+}
+
 void lz_replay_before_update(LzCap *cap, LzWord *thunk) {
   Stream *s = &streams[cap->cap_no];
+  if (cap->lazy_bh) lazy_before_update(cap, s, thunk);
   /* threads that blocked on it while it was reserved must be woken by this update */
   for (size_t i = 0; pending_reserved_wakes && i < ntids; i++)
     if (threads[i] && threads[i]->blocked_on == (LzWord)thunk) {
@@ -1109,10 +1205,42 @@ static bool claimed_meanwhile(void *arg) {
   return __atomic_load_n(&w->x[0], __ATOMIC_ACQUIRE) != w->info;
 }
 
+/* Lazy blackholing: an entry of a thunk goes on where the recording shows this capability
+ * entering it (RPL_CLAIM, posted here), or when it is this capability's own thunk that no
+ * other capability has entered yet in the replay; otherwise in the recording it found the
+ * thunk evaluated or blackholed: wait until it is. Note [Lazy blackholing replay]. */
+static int lazy_gate(LzCap *cap, LzWord *x, uint64_t id) {
+  Stream *s = &streams[cap->cap_no];
+  bool others = false;
+  for (size_t k = first_entry(id); k < nentries && entries[k].id == id; k++) {
+    Ev *e = entry_ev(&entries[k]);
+    if (entries[k].cap != cap->cap_no) {
+      others |= e->done;
+    } else if (!e->done && s->in_slice && entries[k].i > s->run_at && entries[k].i < s->slice_at) {
+      e->done = 1;
+      LzEvBuf *eb = cap->rest->ev;
+      if (eb) lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_CLAIM, LZ_RPL_CLAIM_BYTES), id);
+      if (lz_step_on) lz_step_claiming(cap, x, id);
+      return 1;
+    }
+  }
+  if (LZ_THUNK_ID_CAP(id) == cap->cap_no && !others) {
+    if (lz_step_on) lz_step_claiming(cap, x, id);
+    return 1;
+  }
+  ClaimWant w = {x, x[0]};
+  debug_gate_id = id;
+  TRACE("capability %u: lazy gate waits for %llx at %llu bytes\n", cap->cap_no,
+        (unsigned long long)id, (unsigned long long)cap->alloc_bytes);
+  wait_until(cap, claimed_meanwhile, &w, "a thunk another capability evaluates (lazy)");
+  return 0;
+}
+
 int lz_replay_claim_gate(LzCap *cap, LzWord thunk) {
   LzWord *x = LZ_UNTAG(thunk);
   LzWord id = lz_replay_thunk_id(x);
   if (!id) return 1;
+  if (cap->lazy_bh) return lazy_gate(cap, x, id);
   int who = map_get(&claims, id);
   /* every claim of another capability's thunk or a CAF is recorded: one this capability
    * did not record was claimed by another (or found evaluated) */
