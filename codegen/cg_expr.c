@@ -238,12 +238,15 @@ void cg_closure_body(Cg *cg, StgRhs *rhs) {
   } else {
     for (int i = 0; i < rhs->nfvs; i++)
       cg_bind(f, rhs->fvs[i], cg_from_word(f, cg_load(f, r1, 8 * (2 + i)), rhs->fvs[i]->rep));
+    /* the thunk's cost-centre stack, loaded with the free variables: lazy blackholing's
+     * check after them is what keeps them valid (an update clears them) */
+    LLVMValueRef ccs = cg->opts.prof && !rhs->var->global ? cg_load(f, r1, 8 * (2 + rhs->nfvs)) : NULL;
     claim_thunk(f, r1, vi->info); /* eager blackholing, then the update frame */
     LLVMValueRef frame[2] = {cg_const_ptr_word(cg, cg->rt_update_frame_info, 0), r1};
     cg_push(f, frame, 2);
     if (cg->opts.prof) { /* the thunk's cost-centre stack (a CAF's: MAIN > CAF) */
       if (rhs->var->global) cg_prof_enter_caf(f, rhs->var->module);
-      else cg_prof_enter_thunk(f, r1, 8 * (2 + rhs->nfvs));
+      else cg_prof_enter_ccs(f, ccs);
     }
   }
   cg_expr(f, rhs->body, NULL);
@@ -312,10 +315,11 @@ void cg_ap_thunk_bodies(Cg *cg) {
     LLVMValueRef t = cg_param(f, 2);
     LLVMValueRef fn = cg_load(f, t, 16), a[3] = {NULL, NULL, NULL};
     for (int i = 0; i < n; i++) a[i] = cg_load(f, t, 8 * (3 + i));
+    LLVMValueRef ccs = cg->opts.prof ? cg_load(f, t, 8 * (3 + n)) : NULL; /* as above */
     claim_thunk(f, t, cg->ap_thunk_info[n]);
     LLVMValueRef frame[2] = {cg_const_ptr_word(cg, cg->rt_update_frame_info, 0), t};
     cg_push(f, frame, 2);
-    if (cg->opts.prof) cg_prof_enter_thunk(f, t, 8 * (3 + n));
+    if (cg->opts.prof) cg_prof_enter_ccs(f, ccs);
     cg_tail_call(f, cg->rt_apply[n], fn, a[0], a[1], a[2]);
     cg_fn_finish(f);
   }
