@@ -1045,6 +1045,11 @@ static void lazy_before_update(LzCap *cap, Stream *s, LzWord *thunk) {
   uint64_t id = lz_replay_thunk_id(thunk);
   if (!id || !s->in_slice) return;
   EntriesWant ew = {id, cap->cap_no};
+  if (tracing && !others_entered(&ew))
+    for (size_t k = first_entry(id); k < nentries && entries[k].id == id; k++)
+      TRACE("capability %u updates %llx: entry #%llu on capability %u %s\n", cap->cap_no,
+            (unsigned long long)id, (unsigned long long)entry_ev(&entries[k])->index,
+            entries[k].cap, entry_ev(&entries[k])->done ? "done" : "to come");
   wait_until(cap, others_entered, &ew, "other capabilities to enter the thunk it updates");
   if (is_ind(thunk)) return;
   if (!(LZ_IS_THUNK_ID(spare) && (spare & LZ_THUNK_ID_SHARED)) && spare != 0) return;
@@ -1212,12 +1217,18 @@ static bool claimed_meanwhile(void *arg) {
 static int lazy_gate(LzCap *cap, LzWord *x, uint64_t id) {
   Stream *s = &streams[cap->cap_no];
   bool others = false;
+  /* the running slice's span on the recorded clock: another capability's entry before it
+   * came before this one, after it came after; within it, as the replay has it so far */
+  uint64_t lo = s->in_slice ? s->ev[s->run_at].time : 0;
+  uint64_t hi = s->in_slice && s->slice_at < s->n ? s->ev[s->slice_at].time : UINT64_MAX;
   for (size_t k = first_entry(id); k < nentries && entries[k].id == id; k++) {
     Ev *e = entry_ev(&entries[k]);
     if (entries[k].cap != cap->cap_no) {
-      others |= e->done;
+      others |= e->time < lo || (e->time <= hi && e->done);
     } else if (!e->done && s->in_slice && entries[k].i > s->run_at && entries[k].i < s->slice_at) {
       e->done = 1;
+      TRACE("capability %u enters %llx as recorded (#%llu)\n", cap->cap_no, (unsigned long long)id,
+            (unsigned long long)e->index);
       LzEvBuf *eb = cap->rest->ev;
       if (eb) lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_CLAIM, LZ_RPL_CLAIM_BYTES), id);
       if (lz_step_on) lz_step_claiming(cap, x, id);
@@ -1225,6 +1236,7 @@ static int lazy_gate(LzCap *cap, LzWord *x, uint64_t id) {
     }
   }
   if (LZ_THUNK_ID_CAP(id) == cap->cap_no && !others) {
+    TRACE("capability %u enters its thunk %llx\n", cap->cap_no, (unsigned long long)id);
     if (lz_step_on) lz_step_claiming(cap, x, id);
     return 1;
   }
