@@ -129,21 +129,11 @@ static void replay_claimed(CgFn *f, LLVMValueRef t) {
   LLVMPositionBuilderAtEnd(cg->b, done);
 }
 
-/* Lazy blackholing, the -replay way: after an entry that found the thunk unevaluated, if
- * the id names another capability, or is marked entered by one (bit 1), or is a CAF's (0):
- * lz_replay_entered(cap, t, id) (the RPL_CLAIM event). `id` was read before the check: the
- * spare word may hold another thread's result by now. */
+/* Lazy blackholing, the -replay way: after every entry that found the thunk unevaluated,
+ * lz_replay_entered(cap, t, id) (marks the id: who entered; the RPL_CLAIM event). `id` was
+ * read before the check: the spare word may hold another thread's result by now. */
 static void replay_entered(CgFn *f, LLVMValueRef t, LLVMValueRef id) {
   Cg *cg = f->cg;
-  LLVMValueRef mark = cg_word(cg, (1ll << 47) | 1);
-  LLVMValueRef odd = LLVMBuildICmp(cg->b, LLVMIntEQ, LLVMBuildAnd(cg->b, id, mark, ""), mark, "");
-  LLVMValueRef other = LLVMBuildICmp(cg->b, LLVMIntNE, LLVMBuildLShr(cg->b, id, cg_word(cg, 48), ""), replay_cap_no(f), "");
-  LLVMValueRef shared = LLVMBuildICmp(cg->b, LLVMIntNE, LLVMBuildAnd(cg->b, id, cg_word(cg, 2), ""), cg_word(cg, 0), "");
-  LLVMValueRef caf = LLVMBuildICmp(cg->b, LLVMIntEQ, id, cg_word(cg, 0), "");
-  LLVMValueRef want = LLVMBuildOr(cg->b, LLVMBuildAnd(cg->b, odd, LLVMBuildOr(cg->b, other, shared, ""), ""), caf, "");
-  LLVMBasicBlockRef post = cg_block(f, "rplentry"), done = cg_block(f, "rplentered");
-  LLVMBuildCondBr(cg->b, want, post, done);
-  LLVMPositionBuilderAtEnd(cg->b, post);
   LLVMTypeRef params[3] = {cg->t_i8p, cg->t_word, cg->t_word};
   LLVMTypeRef ty = LLVMFunctionType(cg->t_void, params, 3, 0);
   LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, "lz_replay_entered");
@@ -153,8 +143,6 @@ static void replay_entered(CgFn *f, LLVMValueRef t, LLVMValueRef id) {
   }
   LLVMValueRef args[3] = {f->cap, t, id};
   LLVMBuildCall2(cg->b, ty, fn, args, 3, "");
-  LLVMBuildBr(cg->b, done);
-  LLVMPositionBuilderAtEnd(cg->b, done);
 }
 
 /* Claim the thunk `t` (whose info table is `info`) for this thread: eager blackholing.

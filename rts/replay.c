@@ -45,6 +45,7 @@ const LzEvType lz_rpl_types[] = {
     {LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES, "Lz replay: pre-empted at (code, stack depth)"},
     {LZ_EVT_RPL_WAKE, LZ_RPL_CLAIM_BYTES, "Lz replay: update of a thunk waking threads"},
     {LZ_EVT_RPL_WON, LZ_RPL_CLAIM_BYTES, "Lz replay: first update of a shared thunk (lazy)"},
+    {LZ_EVT_RPL_JOIN, LZ_RPL_CLAIM_BYTES, "Lz replay: thunk its capability evaluates entered (lazy)"},
 };
 const size_t lz_rpl_ntypes = sizeof lz_rpl_types / sizeof lz_rpl_types[0];
 
@@ -198,7 +199,7 @@ void lz_replay_post_slice(LzCap *cap, uint32_t tid, LzStopWhy why, uint64_t allo
 }
 
 LzWord lz_replay_thunk_id(const LzWord *x) {
-  if (LZ_IS_THUNK_ID(x[1])) return x[1] & ~(LzWord)LZ_THUNK_ID_SHARED;
+  if (LZ_IS_THUNK_ID(x[1])) return x[1] & ~(LzWord)LZ_THUNK_ID_MARKS;
   if (x[1] != 0 || GC_is_heap_ptr((void *)x)) return 0;
   LzWord off = (LzWord)((uintptr_t)x - (uintptr_t)&lz_ind_info) & ((1ull << 46) - 1);
   return (LzWord)LZ_THUNK_ID_STATIC << 48 | 1ull << 47 | off << 1 | 1;
@@ -213,18 +214,31 @@ void lz_replay_claimed(LzCap *cap, LzWord thunk) {
 
 void lz_replay_entered(LzCap *cap, LzWord thunk, LzWord id) {
   LzWord *x = LZ_UNTAG(thunk);
+  uint16_t type = LZ_EVT_RPL_CLAIM;
   if (!id) {
-    id = lz_replay_thunk_id(x); /* a CAF (0: a thunk the runtime made) */
-  } else if (LZ_THUNK_ID_CAP(id) != cap->cap_no && !(id & LZ_THUNK_ID_SHARED)) {
-    /* may fail: another thread has written its result there meanwhile */
-    LzWord want = id;
-    __atomic_compare_exchange_n(&x[1], &want, id | LZ_THUNK_ID_SHARED, false, __ATOMIC_RELAXED,
-                                __ATOMIC_RELAXED);
+    id = lz_replay_thunk_id(x); /* a CAF (0: a thunk the runtime made): always recorded */
+  } else if (LZ_IS_THUNK_ID(id)) {
+    /* mark who entered, and learn who did before (the marks are ordered by the CAS); the
+     * CAS fails for good when another thread has written its result there meanwhile */
+    bool own = LZ_THUNK_ID_CAP(id) == cap->cap_no;
+    LzWord mark = own ? LZ_THUNK_ID_OWNER : LZ_THUNK_ID_SHARED;
+    LzWord cur = __atomic_load_n(&x[1], __ATOMIC_RELAXED);
+    while (LZ_IS_THUNK_ID(cur) && !(cur & mark) &&
+           !__atomic_compare_exchange_n(&x[1], &cur, cur | mark, false, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+      ;
+    bool updated = !LZ_IS_THUNK_ID(cur);
+    if (own && !updated && !(cur & LZ_THUNK_ID_SHARED))
+      return; /* the first to enter it: not recorded */
+    if (!own && (updated || (cur & LZ_THUNK_ID_OWNER)))
+      type = LZ_EVT_RPL_JOIN;
+    id &= ~(LzWord)LZ_THUNK_ID_MARKS;
+  } else {
+    return;
   }
-  id &= ~(LzWord)LZ_THUNK_ID_SHARED;
   LzEvBuf *eb = cap->rest->ev;
   if (!id || !eb || lz_replay_mode != LZ_RPL_RECORD) return;
-  lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_CLAIM, LZ_RPL_CLAIM_BYTES), id);
+  lz_ev_put64(lz_ev_begin(eb, type, LZ_RPL_CLAIM_BYTES), id);
 }
 
 void lz_replay_updating(LzCap *cap, LzWord *thunk, LzWord spare) {
@@ -232,7 +246,7 @@ void lz_replay_updating(LzCap *cap, LzWord *thunk, LzWord spare) {
   if (!eb || lz_replay_mode == LZ_RPL_OFF) return;
   LzWord id = 0;
   if (LZ_IS_THUNK_ID(spare) && (spare & LZ_THUNK_ID_SHARED))
-    id = spare & ~(LzWord)LZ_THUNK_ID_SHARED;
+    id = spare & ~(LzWord)LZ_THUNK_ID_MARKS;
   else if (spare == 0)
     id = lz_replay_thunk_id(thunk); /* a CAF's (0: a thunk the runtime made) */
   if (id) lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_WON, LZ_RPL_CLAIM_BYTES), id);
@@ -263,7 +277,7 @@ void lz_replay_waking(LzCap *cap, LzWord id) {
   LzEvBuf *eb = cap->rest->ev;
   if (!eb || lz_replay_mode == LZ_RPL_OFF) return;
   lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_WAKE, LZ_RPL_CLAIM_BYTES),
-              LZ_IS_THUNK_ID(id) ? id & ~(LzWord)LZ_THUNK_ID_SHARED : 0);
+              LZ_IS_THUNK_ID(id) ? id & ~(LzWord)LZ_THUNK_ID_MARKS : 0);
 }
 
 static __thread bool exiting; /* this OS thread runs lz_exit */

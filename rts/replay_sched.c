@@ -289,6 +289,7 @@ typedef struct Entry {
   uint64_t id;
   unsigned cap;
   size_t i; /* its index in the capability's stream; done: Ev.done */
+  bool join; /* RPL_JOIN: the thunk's own capability had entered it before */
 } Entry;
 static Entry *entries;
 static size_t nentries;
@@ -303,9 +304,11 @@ static void index_entries(void) {
   for (unsigned c = 0; c < nstreams; c++)
     for (size_t i = 0; i < streams[c].n; i++) {
       const Ev *x = &streams[c].ev[i];
-      if (x->type != LZ_EVT_RPL_CLAIM || x->len != LZ_RPL_CLAIM_BYTES) continue;
+      if ((x->type != LZ_EVT_RPL_CLAIM && x->type != LZ_EVT_RPL_JOIN) ||
+          x->len != LZ_RPL_CLAIM_BYTES)
+        continue;
       entries = grow(entries, &room, nentries + 1, sizeof(Entry));
-      entries[nentries++] = (Entry){lz_ev_get64(PAY(x)), c, i};
+      entries[nentries++] = (Entry){lz_ev_get64(PAY(x)), c, i, x->type == LZ_EVT_RPL_JOIN};
     }
   if (nentries) qsort(entries, nentries, sizeof(Entry), by_entry_id);
 }
@@ -471,6 +474,8 @@ static void describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint3
   case LZ_EVT_RPL_CLAIM:
   case LZ_EVT_RPL_BLOCK:
   case LZ_EVT_RPL_WAKE:
+  case LZ_EVT_RPL_WON:
+  case LZ_EVT_RPL_JOIN:
     if (len >= LZ_RPL_CLAIM_BYTES)
       snprintf(out, n, " (thunk %u:%llu)", LZ_THUNK_ID_CAP(lz_ev_get64(p)),
                (unsigned long long)(lz_ev_get64(p) & ((1ull << 47) - 2)));
@@ -1211,26 +1216,24 @@ static bool claimed_meanwhile(void *arg) {
 }
 
 /* Lazy blackholing: an entry of a thunk goes on where the recording shows this capability
- * entering it (RPL_CLAIM, posted here), or when it is this capability's own thunk that no
- * other capability has entered yet in the replay; otherwise in the recording it found the
- * thunk evaluated or blackholed: wait until it is. Note [Lazy blackholing replay]. */
+ * entering it (RPL_CLAIM or RPL_JOIN, posted here), or when it is this capability's own
+ * thunk, entered first: no other capability's entry says it came first (an RPL_CLAIM, not
+ * a JOIN), and it is not marked entered by this capability already. Otherwise in the
+ * recording it found the thunk evaluated or blackholed: wait until it is. Note [Lazy
+ * blackholing replay]. */
 static int lazy_gate(LzCap *cap, LzWord *x, uint64_t id) {
   Stream *s = &streams[cap->cap_no];
-  bool others = false;
-  /* the running slice's span on the recorded clock: another capability's entry before it
-   * came before this one, after it came after; within it, as the replay has it so far */
-  uint64_t lo = s->in_slice ? s->ev[s->run_at].time : 0;
-  uint64_t hi = s->in_slice && s->slice_at < s->n ? s->ev[s->slice_at].time : UINT64_MAX;
+  bool others = LZ_IS_THUNK_ID(x[1]) && (x[1] & LZ_THUNK_ID_OWNER);
   for (size_t k = first_entry(id); k < nentries && entries[k].id == id; k++) {
     Ev *e = entry_ev(&entries[k]);
     if (entries[k].cap != cap->cap_no) {
-      others |= e->time < lo || (e->time <= hi && e->done);
+      others |= !entries[k].join;
     } else if (!e->done && s->in_slice && entries[k].i > s->run_at && entries[k].i < s->slice_at) {
       e->done = 1;
       TRACE("capability %u enters %llx as recorded (#%llu)\n", cap->cap_no, (unsigned long long)id,
             (unsigned long long)e->index);
       LzEvBuf *eb = cap->rest->ev;
-      if (eb) lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_CLAIM, LZ_RPL_CLAIM_BYTES), id);
+      if (eb) lz_ev_put64(lz_ev_begin(eb, e->type, LZ_RPL_CLAIM_BYTES), id);
       if (lz_step_on) lz_step_claiming(cap, x, id);
       return 1;
     }
