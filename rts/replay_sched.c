@@ -1021,13 +1021,21 @@ static bool has_blocked(void *arg) {
 typedef struct EntriesWant {
   uint64_t id;
   unsigned cap;
+  LzWord *x;
 } EntriesWant;
 
+/* ... and the thunk's own capability's first entry (unrecorded), which an RPL_JOIN says
+ * came before another capability's: it has marked the id here (or the thunk is updated) */
 static bool others_entered(void *arg) {
   EntriesWant *w = arg;
-  for (size_t k = first_entry(w->id); k < nentries && entries[k].id == w->id; k++)
+  bool owner = false;
+  for (size_t k = first_entry(w->id); k < nentries && entries[k].id == w->id; k++) {
     if (entries[k].cap != w->cap && !entry_ev(&entries[k])->done) return false;
-  return true;
+    owner |= entries[k].join;
+  }
+  if (!owner || LZ_THUNK_ID_CAP(w->id) == w->cap) return true;
+  LzWord spare = __atomic_load_n(&w->x[1], __ATOMIC_RELAXED);
+  return !LZ_IS_THUNK_ID(spare) || (spare & LZ_THUNK_ID_OWNER);
 }
 
 static bool is_ind(void *x) {
@@ -1036,7 +1044,7 @@ static bool is_ind(void *x) {
 
 void lz_replay_lazy_blackholing(LzCap *cap, LzWord *thunk) {
   uint64_t id = lz_replay_thunk_id(thunk);
-  EntriesWant ew = {id, cap->cap_no};
+  EntriesWant ew = {id, cap->cap_no, thunk};
   if (id && streams[cap->cap_no].in_slice)
     wait_until(cap, others_entered, &ew, "other capabilities to enter the thunk it blackholes");
 }
@@ -1049,7 +1057,7 @@ static void lazy_before_update(LzCap *cap, Stream *s, LzWord *thunk) {
   if (is_ind(thunk)) return; /* lost already */
   uint64_t id = lz_replay_thunk_id(thunk);
   if (!id || !s->in_slice) return;
-  EntriesWant ew = {id, cap->cap_no};
+  EntriesWant ew = {id, cap->cap_no, thunk};
   if (tracing && !others_entered(&ew))
     for (size_t k = first_entry(id); k < nentries && entries[k].id == id; k++)
       TRACE("capability %u updates %llx: entry #%llu on capability %u %s\n", cap->cap_no,
