@@ -243,6 +243,11 @@ void lz_replay_entered(LzCap *cap, LzWord thunk, LzWord id) {
 
 void lz_replay_updating(LzCap *cap, LzWord *thunk, LzWord spare) {
   LzEvBuf *eb = cap->rest->ev;
+  if (lz_replay_mode == LZ_RPL_REPLAY) { /* as recorded (lz_replay_before_update) */
+    if (lz_rpl_lazy_won(cap) && eb)
+      lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_WON, LZ_RPL_CLAIM_BYTES), lz_replay_thunk_id(thunk));
+    return;
+  }
   if (!eb || lz_replay_mode == LZ_RPL_OFF) return;
   LzWord id = 0;
   if (LZ_IS_THUNK_ID(spare) && (spare & LZ_THUNK_ID_SHARED))

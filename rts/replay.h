@@ -144,6 +144,7 @@ void lz_replay_updating(LzCap *cap, LzWord *thunk, LzWord spare);
 /* blackhole.c, replay, lazy blackholing: a stopping thread is about to blackhole `thunk`;
  * waits for the other capabilities' recorded entries of it. */
 void lz_replay_lazy_blackholing(LzCap *cap, LzWord *thunk);
+bool lz_rpl_lazy_won(LzCap *cap); /* replay_sched.c: post RPL_WON for this update? (once) */
 
 /* glue.c, lz_yield_enter/_return, both modes: the running thread is about to stop at the heap
  * check of the code of `info` with `depth` stack words in use. Record: posts RPL_YIELD,

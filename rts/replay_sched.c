@@ -63,6 +63,7 @@ typedef struct Stream {
   size_t *wk;     /* the slice's THREAD_WAKEUPs whose thunk is known (indexes) */
   size_t nwk, wk_room;
   size_t run_at;   /* index of the slice's RUN_THREAD */
+  bool won;        /* lazy blackholing: the update about to be made won in the recording */
   size_t slice_at; /* index of its RPL_SLICE (n if the recording ends first) */
   uint16_t slice_why;
   uint64_t slice_alloc;
@@ -291,8 +292,8 @@ typedef struct Entry {
   size_t i; /* its index in the capability's stream; done: Ev.done */
   bool join; /* RPL_JOIN: the thunk's own capability had entered it before */
 } Entry;
-static Entry *entries;
-static size_t nentries;
+static Entry *entries, *wons; /* RPL_CLAIM and RPL_JOIN; RPL_WON */
+static size_t nentries, nwons;
 
 static int by_entry_id(const void *a, const void *b) {
   const Entry *x = a, *y = b;
@@ -300,10 +301,14 @@ static int by_entry_id(const void *a, const void *b) {
 }
 
 static void index_entries(void) {
-  size_t room = 0;
+  size_t room = 0, wroom = 0;
   for (unsigned c = 0; c < nstreams; c++)
     for (size_t i = 0; i < streams[c].n; i++) {
       const Ev *x = &streams[c].ev[i];
+      if (x->type == LZ_EVT_RPL_WON && x->len == LZ_RPL_CLAIM_BYTES) {
+        wons = grow(wons, &wroom, nwons + 1, sizeof(Entry));
+        wons[nwons++] = (Entry){lz_ev_get64(PAY(x)), c, i, false};
+      }
       if ((x->type != LZ_EVT_RPL_CLAIM && x->type != LZ_EVT_RPL_JOIN) ||
           x->len != LZ_RPL_CLAIM_BYTES)
         continue;
@@ -311,19 +316,22 @@ static void index_entries(void) {
       entries[nentries++] = (Entry){lz_ev_get64(PAY(x)), c, i, x->type == LZ_EVT_RPL_JOIN};
     }
   if (nentries) qsort(entries, nentries, sizeof(Entry), by_entry_id);
+  if (nwons) qsort(wons, nwons, sizeof(Entry), by_entry_id);
 }
 
-static size_t first_entry(uint64_t id) {
-  size_t lo = 0, hi = nentries;
+static size_t first_of(const Entry *a, size_t n, uint64_t id) {
+  size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
-    if (entries[mid].id < id)
+    if (a[mid].id < id)
       lo = mid + 1;
     else
       hi = mid;
   }
   return lo;
 }
+static size_t first_entry(uint64_t id) { return first_of(entries, nentries, id); }
+static size_t first_won(uint64_t id) { return first_of(wons, nwons, id); }
 
 static Ev *entry_ev(const Entry *e) { return &streams[e->cap].ev[e->i]; }
 
@@ -1053,7 +1061,6 @@ void lz_replay_lazy_blackholing(LzCap *cap, LzWord *thunk) {
  * update of a shared thunk (or a CAF) that did not win in the recording (no RPL_WON of it
  * in this slice) waits for the winner's. Note [Lazy blackholing replay]. */
 static void lazy_before_update(LzCap *cap, Stream *s, LzWord *thunk) {
-  LzWord spare = thunk[1];
   if (is_ind(thunk)) return; /* lost already */
   uint64_t id = lz_replay_thunk_id(thunk);
   if (!id || !s->in_slice) return;
@@ -1065,16 +1072,28 @@ static void lazy_before_update(LzCap *cap, Stream *s, LzWord *thunk) {
             entries[k].cap, entry_ev(&entries[k])->done ? "done" : "to come");
   wait_until(cap, others_entered, &ew, "other capabilities to enter the thunk it updates");
   if (is_ind(thunk)) return;
-  if (!(LZ_IS_THUNK_ID(spare) && (spare & LZ_THUNK_ID_SHARED)) && spare != 0) return;
-  for (size_t i = s->run_at + 1; i < s->slice_at; i++) {
-    Ev *e = &s->ev[i];
-    if (e->type == LZ_EVT_RPL_WON && !e->done && e->len == LZ_RPL_CLAIM_BYTES &&
-        lz_ev_get64(PAY(e)) == id) {
+  /* the recording, not this run's marks, says who won: an entry whose mark came after the
+   * update in the recording (RPL_JOIN) may mark it before here */
+  bool won_elsewhere = false;
+  for (size_t k = first_won(id); k < nwons && wons[k].id == id; k++) {
+    Ev *e = entry_ev(&wons[k]);
+    if (wons[k].cap == cap->cap_no && !e->done && wons[k].i > s->run_at &&
+        wons[k].i < s->slice_at) {
       e->done = 1;
-      return; /* the winner */
+      s->won = true; /* lz_replay_updating posts RPL_WON */
+      return;
     }
+    won_elsewhere = true;
   }
-  wait_until(cap, is_ind, thunk, "another capability's update of a thunk (lazy blackholing)");
+  if (won_elsewhere)
+    wait_until(cap, is_ind, thunk, "another capability's update of a thunk (lazy blackholing)");
+}
+
+bool lz_rpl_lazy_won(LzCap *cap) {
+  Stream *s = &streams[cap->cap_no];
+  bool won = s->won;
+  s->won = false;
+  return won;
 }
 
 void lz_replay_before_update(LzCap *cap, LzWord *thunk) {
