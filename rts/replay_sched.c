@@ -291,6 +291,7 @@ typedef struct Entry {
   unsigned cap;
   size_t i; /* its index in the capability's stream; done: Ev.done */
   bool join; /* RPL_JOIN: the thunk's own capability had entered it before */
+  uint32_t tid; /* the recorded thread that entered it (its slice's) */
 } Entry;
 static Entry *entries, *wons; /* RPL_CLAIM and RPL_JOIN; RPL_WON */
 static size_t nentries, nwons;
@@ -302,19 +303,22 @@ static int by_entry_id(const void *a, const void *b) {
 
 static void index_entries(void) {
   size_t room = 0, wroom = 0;
-  for (unsigned c = 0; c < nstreams; c++)
+  for (unsigned c = 0; c < nstreams; c++) {
+    uint32_t tid = 0;
     for (size_t i = 0; i < streams[c].n; i++) {
       const Ev *x = &streams[c].ev[i];
+      if (x->type == LZ_EVT_RUN_THREAD && x->len >= 4) tid = lz_ev_get32(PAY(x));
       if (x->type == LZ_EVT_RPL_WON && x->len == LZ_RPL_CLAIM_BYTES) {
         wons = grow(wons, &wroom, nwons + 1, sizeof(Entry));
-        wons[nwons++] = (Entry){lz_ev_get64(PAY(x)), c, i, false};
+        wons[nwons++] = (Entry){lz_ev_get64(PAY(x)), c, i, false, tid};
       }
       if ((x->type != LZ_EVT_RPL_CLAIM && x->type != LZ_EVT_RPL_JOIN) ||
           x->len != LZ_RPL_CLAIM_BYTES)
         continue;
       entries = grow(entries, &room, nentries + 1, sizeof(Entry));
-      entries[nentries++] = (Entry){lz_ev_get64(PAY(x)), c, i, x->type == LZ_EVT_RPL_JOIN};
+      entries[nentries++] = (Entry){lz_ev_get64(PAY(x)), c, i, x->type == LZ_EVT_RPL_JOIN, tid};
     }
+  }
   if (nentries) qsort(entries, nentries, sizeof(Entry), by_entry_id);
   if (nwons) qsort(wons, nwons, sizeof(Entry), by_entry_id);
 }
@@ -1085,8 +1089,18 @@ static void lazy_before_update(LzCap *cap, Stream *s, LzWord *thunk) {
     }
     won_elsewhere = true;
   }
-  if (won_elsewhere)
+  /* no RPL_WON at all: the first update found no SHARED mark, so every recorded entry
+   * marked it (or failed to: RPL_JOIN) after that update — the threads that made them lose
+   * (the winner's entry was the allocating capability's first, unrecorded) */
+  bool recorded_entry = false;
+  uint32_t rec = cap->tso ? lz_rpl_rec_tid(((LzThread *)cap->tso)->id) : 0;
+  for (size_t k = first_entry(id); k < nentries && entries[k].id == id && !won_elsewhere; k++)
+    recorded_entry |= rec && entries[k].tid == rec;
+  if (won_elsewhere || recorded_entry) {
+    TRACE("capability %u: its update of %llx loses (%s)\n", cap->cap_no, (unsigned long long)id,
+          won_elsewhere ? "RPL_WON elsewhere" : "its entry recorded, no RPL_WON");
     wait_until(cap, is_ind, thunk, "another capability's update of a thunk (lazy blackholing)");
+  }
 }
 
 bool lz_rpl_lazy_won(LzCap *cap) {
