@@ -49,6 +49,14 @@ LzWord *lz_stack_grow(LzCap *cap, LzWord *sp, LzWord need) {
   size_t max_words = lz_flags.max_stack_bytes / sizeof(LzWord);
   if (sp - need >= cap->sp_lim)
     return sp; /* enough room already */
+#if LZ_THREADED
+  /* Note [Lazy blackholing]: a thread recursing through thunks it has not blackholed (a
+   * loop with no heap check, so no stop) blackholes them as its stack grows, as GHC's
+   * threadPaused at a stack overflow; then it finds its own blackhole: <<loop>>. The
+   * stack doubles, so the walks cost O(1) a word. */
+  if (cap->lazy_bh)
+    lz_lazy_blackhole_stack(cap, t, sp);
+#endif
   if (want > max_words)
     lz_stack_overflow(t->stack_words * sizeof(LzWord));
   size_t words = t->stack_words * 2;
