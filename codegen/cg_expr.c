@@ -129,6 +129,22 @@ static void replay_claimed(CgFn *f, LLVMValueRef t) {
   LLVMPositionBuilderAtEnd(cg->b, done);
 }
 
+/* Lazy blackholing, the -replay way: after every entry that found the thunk unevaluated,
+ * lz_replay_entered(cap, t, id) (marks the id: who entered; the RPL_CLAIM event). `id` was
+ * read before the check: the spare word may hold another thread's result by now. */
+static void replay_entered(CgFn *f, LLVMValueRef t, LLVMValueRef id) {
+  Cg *cg = f->cg;
+  LLVMTypeRef params[3] = {cg->t_i8p, cg->t_word, cg->t_word};
+  LLVMTypeRef ty = LLVMFunctionType(cg->t_void, params, 3, 0);
+  LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, "lz_replay_entered");
+  if (!fn) {
+    fn = LLVMAddFunction(cg->mod, "lz_replay_entered", ty);
+    LLVMSetLinkage(fn, LLVMExternalLinkage);
+  }
+  LLVMValueRef args[3] = {f->cap, t, id};
+  LLVMBuildCall2(cg->b, ty, fn, args, 3, "");
+}
+
 /* Claim the thunk `t` (whose info table is `info`) for this thread: eager blackholing.
  * The spare word keeps the thunk's own info table, from which the update learns its size
  * to clear the free variables. Vanilla: two plain stores. Threaded: the info word is
@@ -146,6 +162,14 @@ static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
     cg_store(f, t, 0, bh);
     return;
   }
+  /* +RTS --lazy-blackholing (cap->lazy_bh): no claim; Note [Lazy blackholing] */
+  LLVMValueRef idx = cg_word(cg, offsetof(LzCap, lazy_bh));
+  LLVMValueRef la = LLVMBuildBitCast(cg->b, LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, f->cap, &idx, 1, ""),
+                                     LLVMPointerType(cg->t_i32, 0), "");
+  LLVMValueRef lazy = LLVMBuildLoad2(cg->b, cg->t_i32, la, "lazybh");
+  LLVMBasicBlockRef eager = cg_block(f, "eagerbh"), lazyb = cg_block(f, "lazybh"), entered = cg_block(f, "entered");
+  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, lazy, LLVMConstInt(cg->t_i32, 0, 0), ""), lazyb, eager);
+  LLVMPositionBuilderAtEnd(cg->b, eager);
   LLVMValueRef p = LLVMBuildIntToPtr(cg->b, t, cg->t_wordp, "");
   LLVMValueRef x = LLVMBuildAtomicCmpXchg(cg->b, p, own, bh, LLVMAtomicOrderingAcquireRelease,
                                           LLVMAtomicOrderingAcquire, 0);
@@ -158,6 +182,24 @@ static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
     replay_claimed(f, t);
   else
     cg_store(f, t, 8, own);
+  LLVMBuildBr(cg->b, entered);
+  /* lazy: the free variables were loaded before this point; the thunk must still be
+   * unevaluated after those loads (an update clears them), else lz_eval it (an IND: the
+   * value; a BLACKHOLE: block). The acquire fence keeps the loads before the check. */
+  LLVMPositionBuilderAtEnd(cg->b, lazyb);
+  LLVMValueRef id = cg->opts.replay ? cg_load(f, t, 8) : NULL;
+  LLVMBuildFence(cg->b, LLVMAtomicOrderingAcquire, 0, "");
+  LLVMValueRef cur = LLVMBuildLoad2(cg->b, cg->t_word, LLVMBuildIntToPtr(cg->b, t, cg->t_wordp, ""), "info");
+  LLVMSetOrdering(cur, LLVMAtomicOrderingMonotonic);
+  LLVMSetAlignment(cur, 8);
+  LLVMBasicBlockRef fresh = cg_block(f, "unevaluated"), gone = cg_block(f, "evaluated");
+  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, cur, own, ""), fresh, gone);
+  LLVMPositionBuilderAtEnd(cg->b, gone);
+  cg_tail_call(f, cg->rt_eval, t, NULL, NULL, NULL);
+  LLVMPositionBuilderAtEnd(cg->b, fresh);
+  if (cg->opts.replay) replay_entered(f, t, id);
+  LLVMBuildBr(cg->b, entered);
+  LLVMPositionBuilderAtEnd(cg->b, entered);
 }
 
 /* The entry code of a closure: FUN: r1 = the closure, arguments in r2..r4 and on the
@@ -184,12 +226,15 @@ void cg_closure_body(Cg *cg, StgRhs *rhs) {
   } else {
     for (int i = 0; i < rhs->nfvs; i++)
       cg_bind(f, rhs->fvs[i], cg_from_word(f, cg_load(f, r1, 8 * (2 + i)), rhs->fvs[i]->rep));
+    /* the thunk's cost-centre stack, loaded with the free variables: lazy blackholing's
+     * check after them is what keeps them valid (an update clears them) */
+    LLVMValueRef ccs = cg->opts.prof && !rhs->var->global ? cg_load(f, r1, 8 * (2 + rhs->nfvs)) : NULL;
     claim_thunk(f, r1, vi->info); /* eager blackholing, then the update frame */
     LLVMValueRef frame[2] = {cg_const_ptr_word(cg, cg->rt_update_frame_info, 0), r1};
     cg_push(f, frame, 2);
     if (cg->opts.prof) { /* the thunk's cost-centre stack (a CAF's: MAIN > CAF) */
       if (rhs->var->global) cg_prof_enter_caf(f, rhs->var->module);
-      else cg_prof_enter_thunk(f, r1, 8 * (2 + rhs->nfvs));
+      else cg_prof_enter_ccs(f, ccs);
     }
   }
   cg_expr(f, rhs->body, NULL);
@@ -258,10 +303,11 @@ void cg_ap_thunk_bodies(Cg *cg) {
     LLVMValueRef t = cg_param(f, 2);
     LLVMValueRef fn = cg_load(f, t, 16), a[3] = {NULL, NULL, NULL};
     for (int i = 0; i < n; i++) a[i] = cg_load(f, t, 8 * (3 + i));
+    LLVMValueRef ccs = cg->opts.prof ? cg_load(f, t, 8 * (3 + n)) : NULL; /* as above */
     claim_thunk(f, t, cg->ap_thunk_info[n]);
     LLVMValueRef frame[2] = {cg_const_ptr_word(cg, cg->rt_update_frame_info, 0), t};
     cg_push(f, frame, 2);
-    if (cg->opts.prof) cg_prof_enter_thunk(f, t, 8 * (3 + n));
+    if (cg->opts.prof) cg_prof_enter_ccs(f, ccs);
     cg_tail_call(f, cg->rt_apply[n], fn, a[0], a[1], a[2]);
     cg_fn_finish(f);
   }

@@ -216,6 +216,7 @@ LLVMValueRef cg_prof_current(CgFn *f);            /* the current stack (a word) 
  * byte offset of the stack word in the thunk; a top-level thunk (CAF) runs under
  * MAIN > CAF of `module` instead. */
 void cg_prof_enter_thunk(CgFn *f, LLVMValueRef thunk, int64_t word_off);
+void cg_prof_enter_ccs(CgFn *f, LLVMValueRef ccs); /* the same, the word already loaded */
 void cg_prof_enter_caf(CgFn *f, Sym module);
 
 /* ---- cg_srcloc.c: the source-location table (opts.replay only; Note [Stepper]) ------------ */

@@ -68,6 +68,8 @@ void cg_prof_enter_thunk(CgFn *f, LLVMValueRef thunk, int64_t word_off) {
   call_enter(f, "lz_prof_enter_thunk", cg_load(f, thunk, word_off));
 }
 
+void cg_prof_enter_ccs(CgFn *f, LLVMValueRef ccs) { call_enter(f, "lz_prof_enter_thunk", ccs); }
+
 /* lz_prof_caps[cap->cap_no].ccs, inline: allocation sites of thunks store it. */
 LLVMValueRef cg_prof_current(CgFn *f) {
   Cg *cg = f->cg;

@@ -29,12 +29,16 @@
 
 LZ_FN(lz_blackhole_entry);
 LZ_FN(lz_raise_entry);
+LZ_FN(lz_locked_entry);
 
 const LzInfo lz_blackhole_waited_info = {lz_blackhole_entry, LZ_BLACKHOLE, 0, 0, 0, 0,
                                          "BLACKHOLE"};
 /* A thunk whose evaluation raised an error in a spark thread: {info, message}. Typed as a
  * thunk so that every evaluator enters it (and sparks on it are not duds). */
 const LzInfo lz_raise_info = {lz_raise_entry, LZ_THUNK, 0, 0, 1, 0, "raise"};
+
+/* Note [Lazy blackholing]: a thunk whose result another thread is writing right now. */
+const LzInfo lz_locked_info = {lz_locked_entry, LZ_BLACKHOLE, 0, 0, 0, 0, "BLACKHOLE"};
 
 static pthread_mutex_t wait_lock = PTHREAD_MUTEX_INITIALIZER;
 static LzThread *waiters; /* every blocked thread, linked through ->link */
@@ -59,6 +63,8 @@ LZ_FN(lz_blackhole_entry) {
   if (lz_replaying && !lz_replay_may_block(cap, thunk)) /* Note [Replay] */
     LZ_JUMP(lz_eval);
 #endif
+  if (cap->lazy_bh) /* before the lock: Note [Lazy blackholing] */
+    lz_lazy_blackhole_stack(cap, t, sp);
   pthread_mutex_lock(&wait_lock);
   LzWord info = __atomic_load_n(&thunk[0], __ATOMIC_ACQUIRE);
   for (;;) {
@@ -119,6 +125,73 @@ void lz_blackhole_wake(LzCap *cap, LzWord *thunk) {
 LZ_FN(lz_raise_entry) {
   LzWord msg = LZ_UNTAG(r1)[1];
   lz_prim_raiseError(cap, msg);
+}
+
+/* ---- lazy blackholing (Note [Lazy blackholing] in docs/notes/threaded-rts.md) ---------- */
+
+#if defined(__x86_64__) || defined(__i386__)
+#define CPU_RELAX() __builtin_ia32_pause()
+#else
+#define CPU_RELAX() ((void)0)
+#endif
+
+/* The writer holds it for a few stores: wait, then look again. */
+LZ_FN(lz_locked_entry) {
+  while (__atomic_load_n(&LZ_UNTAG(r1)[0], __ATOMIC_ACQUIRE) == (LzWord)&lz_locked_info)
+    CPU_RELAX();
+  LZ_JUMP(lz_eval);
+}
+
+bool lz_thunk_lock(LzWord *thunk, LzWord *old) {
+  LzWord info = __atomic_load_n(&thunk[0], __ATOMIC_ACQUIRE);
+  for (;;) {
+    if (info == (LzWord)&lz_ind_info)
+      return false;
+    if (info == (LzWord)&lz_locked_info) {
+      CPU_RELAX();
+      info = __atomic_load_n(&thunk[0], __ATOMIC_ACQUIRE);
+      continue;
+    }
+    if (__atomic_compare_exchange_n(&thunk[0], &info, (LzWord)&lz_locked_info, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      *old = info;
+      return true;
+    }
+  }
+}
+
+extern char __data_start[], _end[];
+
+void lz_lazy_blackhole_stack(LzCap *cap, LzThread *t, LzWord *sp) {
+  LzWord *top = t->stack + t->stack_words;
+  for (LzWord *p = sp; p + 1 < top; p++) {
+    if (p[0] != (LzWord)&lz_update_frame_info)
+      continue;
+    LzWord x = p[1];
+    if (x == 0 || (x & 7) != 0 ||
+        !(GC_is_heap_ptr((void *)x) || ((char *)x >= __data_start && (char *)x < _end)))
+      continue;
+    LzWord *thunk = (LzWord *)x;
+    LzWord info = __atomic_load_n(&thunk[0], __ATOMIC_ACQUIRE);
+    /* an unclaimed thunk: its own info table (not a raise thunk, whose spare word holds
+     * the message; not a BLACKHOLE or IND: another thread has it, or has updated it —
+     * then this thread simply goes on: a duplicate evaluation) */
+    if (((const LzInfo *)info)->type != LZ_THUNK || info == (LzWord)&lz_raise_info)
+      continue;
+#if LZ_REPLAY
+    if (lz_replaying) /* the entries that found it unevaluated come first */
+      lz_replay_lazy_blackholing(cap, thunk);
+#endif
+    __atomic_compare_exchange_n(&thunk[0], &info, (LzWord)&lz_blackhole_info, false,
+                                __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+  }
+}
+
+uint64_t lz_lazy_dup_updates(void) {
+  uint64_t n = 0;
+  for (unsigned i = 0; i < lz_ncaps; i++)
+    n += lz_caps[i]->rest->dup_updates;
+  return n;
 }
 
 #endif

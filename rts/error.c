@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "rts_priv.h"
 
 static void vmessage(const char *fmt, va_list ap) {
@@ -45,6 +47,11 @@ _Noreturn void lz_die(int status, const char *fmt, ...) {
 
 _Noreturn void lz_loop(LzCap *cap) {
   (void)cap;
+  /* once: with lazy blackholing the threads of a cycle may find it at the same moment */
+  static int reported;
+  if (__atomic_exchange_n(&reported, 1, __ATOMIC_ACQ_REL))
+    for (;;)
+      pause(); /* the first reporter ends the process */
   lz_die(1, "<<loop>>");
 }
 

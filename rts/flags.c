@@ -76,7 +76,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
 /* The flag needs another way of building the program? Returns the compile flags. */
 static const char *other_way(const char *a) {
 #if !LZ_THREADED
-  if (a[1] == 'N' || (a[1] == 'q' && a[2]))
+  if (a[1] == 'N' || (a[1] == 'q' && a[2]) || !strcmp(a, "--lazy-blackholing"))
     return "-threaded";
 #endif
 #if !LZ_WAY_EVENTLOG
@@ -114,6 +114,12 @@ static int rts_option(const char *a, LzFlags *f, char *err, size_t errlen) {
     return 2;
   if (a[0] != '-')
     return fail(err, errlen, "unexpected RTS argument: %s", a);
+#if LZ_THREADED
+  if (!strcmp(a, "--lazy-blackholing")) { /* Note [Lazy blackholing] (threaded-rts.md) */
+    f->lazy_bh = true;
+    return 0;
+  }
+#endif
 #if LZ_PROF
   if (a[1] == 'p' || a[1] == 'V' || a[1] == 'h' || a[1] == 'i') /* prof.c, prof_heap.c */
     return lz_prof_flag(a, err, errlen);
@@ -257,6 +263,8 @@ static const char *const usage[] = {
     "  -N[<n>]    Use <n> processors (default: 1, -N alone: one per core)",
     "  -C<secs>   Context-switch interval in seconds (default 0.02)",
     "  -e<n>      Maximum number of outstanding local sparks (default 4096)",
+    "  --lazy-blackholing  Claim a thunk only when its thread stops (GHC's default),",
+    "             not on entry: threads may evaluate one thunk twice (-s counts it)",
     "",
 #else
     "  -C<secs>   Context-switch interval in seconds (default 0.02)",
@@ -270,7 +278,8 @@ static const char *const usage[] = {
     "  -i<secs> Heap profile sampling interval (default 0.1)",
     "",
 #endif
-    "  -N, -q*  need a program built with -threaded; -l with -eventlog;",
+    "  -N, -q*, --lazy-blackholing need a program built with -threaded;",
+    "           -l with -eventlog;",
     "  -p, -h   with -prof; --record, --replay with -replay",
     "",
     "Sizes may be followed by k, m or g (powers of 1024) or w (words).",

@@ -78,6 +78,40 @@ static void clear_free_vars(LzCap *cap, LzWord *thunk) {
     thunk[i] = 0;
 }
 
+#if LZ_THREADED
+/* Note [Lazy blackholing] (docs/notes/threaded-rts.md): other threads may be evaluating the
+ * thunk too, may have blackholed it, or updated it. The result is written under
+ * lz_locked_info, so one value is kept and a reader never sees an IND without it; an
+ * update that finds IND lost the race (a duplicate evaluation) and returns the winner's
+ * value. Only the winner can take out BLACKHOLE_WAITED, so waiters are woken once. */
+static LzWord lazy_update(LzCap *cap, LzWord *thunk, LzWord r1) {
+  LzWord old;
+  if (!lz_thunk_lock(thunk, &old)) {
+    cap->rest->dup_updates++;
+    return thunk[1];
+  }
+#if LZ_REPLAY
+  LzWord id = thunk[1]; /* read under the lock: for RPL_WAKE and RPL_WON */
+  lz_replay_updating(cap, thunk, id);
+#endif
+  const LzInfo *info = (const LzInfo *)old;
+  if (info->type == LZ_THUNK) /* nobody blackholed it: its own info table has the size */
+    for (size_t i = 2; i <= info->size; i++)
+      thunk[i] = 0;
+  else /* blackholed at a stop: the spare word is still the allocation's (0 or an id) */
+    clear_free_vars(cap, thunk);
+  thunk[1] = r1;
+  __atomic_store_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_RELEASE);
+  if (old == (LzWord)&lz_blackhole_waited_info) {
+#if LZ_REPLAY
+    lz_replay_waking(cap, id);
+#endif
+    lz_blackhole_wake(cap, thunk);
+  }
+  return r1;
+}
+#endif
+
 LZ_FN(lz_update_frame_entry) {
   LzWord *thunk = (LzWord *)sp[1];
 #if LZ_REPLAY
@@ -85,6 +119,19 @@ LZ_FN(lz_update_frame_entry) {
     lz_replay_before_update(cap, thunk);
   if (lz_dup_on) /* --dup-report: after the replay's waits, before anything changes */
     lz_dup_update(cap, thunk);
+#endif
+#if LZ_THREADED
+  if (cap->lazy_bh) {
+    r1 = lazy_update(cap, thunk, r1);
+#if LZ_REPLAY
+    if (lz_dup_on) /* the thunk is updated now (by us or the winner): watch it */
+      lz_dup_updated(cap, thunk);
+#endif
+    sp += 2;
+    LZ_RETURN();
+  }
+#endif
+#if LZ_REPLAY
   LzWord id = thunk[1]; /* the thunk's id (Note [Thunk ids]), for RPL_WAKE */
 #endif
   clear_free_vars(cap, thunk);
@@ -181,6 +228,8 @@ LZ_FN(lz_yield_enter) {
   if (!lz_replay_yield_point(cap, SHARED_INFO(r1), (size_t)(t->stack + t->stack_words - sp)))
     LZ_JUMP(SHARED_INFO(r1)->entry);
 #endif
+  if (cap->lazy_bh) /* Note [Lazy blackholing] */
+    lz_lazy_blackhole_stack(cap, t, sp);
   t->next = SHARED_INFO(r1)->entry; /* a thunk may be updated by another thread meanwhile */
   t->sp = sp, t->r1 = r1, t->r2 = r2, t->r3 = r3, t->r4 = r4;
   lz_sched_stopping(cap, t, LZ_STOP_YIELD, LZ_EV_STOP_YIELDING);
@@ -196,6 +245,8 @@ LZ_FN(lz_yield_return) {
   if (!lz_replay_yield_point(cap, (const void *)sp[0], (size_t)(t->stack + t->stack_words - sp)))
     LZ_RETURN();
 #endif
+  if (cap->lazy_bh)
+    lz_lazy_blackhole_stack(cap, t, sp);
   t->next = ((const LzInfo *)sp[0])->entry;
   t->sp = sp, t->r1 = r1;
   lz_sched_stopping(cap, t, LZ_STOP_YIELD, LZ_EV_STOP_YIELDING);

@@ -45,6 +45,8 @@ const LzEvType lz_rpl_types[] = {
     {LZ_EVT_RPL_BLOCK, LZ_RPL_CLAIM_BYTES, "Lz replay: blocking on a thunk"},
     {LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES, "Lz replay: pre-empted at (code, stack depth)"},
     {LZ_EVT_RPL_WAKE, LZ_RPL_CLAIM_BYTES, "Lz replay: update of a thunk waking threads"},
+    {LZ_EVT_RPL_WON, LZ_RPL_CLAIM_BYTES, "Lz replay: first update of a shared thunk (lazy)"},
+    {LZ_EVT_RPL_JOIN, LZ_RPL_CLAIM_BYTES, "Lz replay: thunk its capability evaluates entered (lazy)"},
 };
 const size_t lz_rpl_ntypes = sizeof lz_rpl_types / sizeof lz_rpl_types[0];
 
@@ -111,15 +113,16 @@ void lz_replay_prepare(void) {
 /* ---- recording -------------------------------------------------------------------------- */
 
 static char **rts_opts(int *n) {
-  static char buf[4][64];
-  static char *v[4];
+  static char buf[5][64];
+  static char *v[5];
   snprintf(buf[0], sizeof buf[0], "-N%u", lz_ncaps);
   snprintf(buf[1], sizeof buf[1], "-C%g", (double)lz_flags.ctx_switch_ns / 1e9);
   snprintf(buf[2], sizeof buf[2], "-e%zu", lz_flags.spark_pool);
   snprintf(buf[3], sizeof buf[3], "-A%zu", lz_flags.initial_heap_bytes);
-  for (int i = 0; i < 4; i++)
+  snprintf(buf[4], sizeof buf[4], "%s", lz_flags.lazy_bh ? "--lazy-blackholing" : "");
+  for (int i = 0; i < 5; i++)
     v[i] = buf[i];
-  *n = 4;
+  *n = lz_flags.lazy_bh ? 5 : 4;
   return v;
 }
 
@@ -201,7 +204,7 @@ void lz_replay_post_slice(LzCap *cap, uint32_t tid, LzStopWhy why, uint64_t allo
 }
 
 LzWord lz_replay_thunk_id(const LzWord *x) {
-  if (LZ_IS_THUNK_ID(x[1])) return x[1];
+  if (LZ_IS_THUNK_ID(x[1])) return x[1] & ~(LzWord)LZ_THUNK_ID_MARKS;
   if (x[1] != 0 || GC_is_heap_ptr((void *)x)) return 0;
   LzWord off = (LzWord)((uintptr_t)x - (uintptr_t)&lz_ind_info) & ((1ull << 46) - 1);
   return (LzWord)LZ_THUNK_ID_STATIC << 48 | 1ull << 47 | off << 1 | 1;
@@ -212,6 +215,51 @@ void lz_replay_claimed(LzCap *cap, LzWord thunk) {
   if (!eb || lz_replay_mode == LZ_RPL_OFF) return;
   LzWord id = lz_replay_thunk_id(LZ_UNTAG(thunk));
   if (id) lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_CLAIM, LZ_RPL_CLAIM_BYTES), id);
+}
+
+void lz_replay_entered(LzCap *cap, LzWord thunk, LzWord id) {
+  LzWord *x = LZ_UNTAG(thunk);
+  uint16_t type = LZ_EVT_RPL_CLAIM;
+  if (!id) {
+    id = lz_replay_thunk_id(x); /* a CAF (0: a thunk the runtime made): always recorded */
+  } else if (LZ_IS_THUNK_ID(id)) {
+    /* mark who entered, and learn who did before (the marks are ordered by the CAS); the
+     * CAS fails for good when another thread has written its result there meanwhile */
+    bool own = LZ_THUNK_ID_CAP(id) == cap->cap_no;
+    LzWord mark = own ? LZ_THUNK_ID_OWNER : LZ_THUNK_ID_SHARED;
+    LzWord cur = __atomic_load_n(&x[1], __ATOMIC_RELAXED);
+    while (LZ_IS_THUNK_ID(cur) && !(cur & mark) &&
+           !__atomic_compare_exchange_n(&x[1], &cur, cur | mark, false, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+      ;
+    bool updated = !LZ_IS_THUNK_ID(cur);
+    if (own && !updated && !(cur & LZ_THUNK_ID_SHARED))
+      return; /* the first to enter it: not recorded */
+    if (!own && (updated || (cur & LZ_THUNK_ID_OWNER)))
+      type = LZ_EVT_RPL_JOIN;
+    id &= ~(LzWord)LZ_THUNK_ID_MARKS;
+  } else {
+    return;
+  }
+  LzEvBuf *eb = cap->rest->ev;
+  if (!id || !eb || lz_replay_mode != LZ_RPL_RECORD) return;
+  lz_ev_put64(lz_ev_begin(eb, type, LZ_RPL_CLAIM_BYTES), id);
+}
+
+void lz_replay_updating(LzCap *cap, LzWord *thunk, LzWord spare) {
+  LzEvBuf *eb = cap->rest->ev;
+  if (lz_replay_mode == LZ_RPL_REPLAY) { /* as recorded (lz_replay_before_update) */
+    if (lz_rpl_lazy_won(cap) && eb)
+      lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_WON, LZ_RPL_CLAIM_BYTES), lz_replay_thunk_id(thunk));
+    return;
+  }
+  if (!eb || lz_replay_mode == LZ_RPL_OFF) return;
+  LzWord id = 0;
+  if (LZ_IS_THUNK_ID(spare) && (spare & LZ_THUNK_ID_SHARED))
+    id = spare & ~(LzWord)LZ_THUNK_ID_MARKS;
+  else if (spare == 0)
+    id = lz_replay_thunk_id(thunk); /* a CAF's (0: a thunk the runtime made) */
+  if (id) lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_WON, LZ_RPL_CLAIM_BYTES), id);
 }
 
 void lz_replay_blocking(LzCap *cap, LzWord *thunk) {
@@ -238,7 +286,8 @@ bool lz_replay_yield_point(LzCap *cap, const void *info, size_t depth) {
 void lz_replay_waking(LzCap *cap, LzWord id) {
   LzEvBuf *eb = cap->rest->ev;
   if (!eb || lz_replay_mode == LZ_RPL_OFF) return;
-  lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_WAKE, LZ_RPL_CLAIM_BYTES), LZ_IS_THUNK_ID(id) ? id : 0);
+  lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_WAKE, LZ_RPL_CLAIM_BYTES),
+              LZ_IS_THUNK_ID(id) ? id & ~(LzWord)LZ_THUNK_ID_MARKS : 0);
 }
 
 static __thread bool exiting; /* this OS thread runs lz_exit */

@@ -34,14 +34,21 @@
  *                     many stack words in use: which of the heap checks passed at one
  *                     allocation count was the stop (Note [Replay], pre-emption);
  *   LZ_EVT_RPL_WAKE   id u64: the update of the thunk with this id (0: none) wakes the
- *                     threads of the THREAD_WAKEUP events that follow it. */
+ *                     threads of the THREAD_WAKEUP events that follow it;
+ *   LZ_EVT_RPL_WON    id u64: lazy blackholing, the first update of a thunk that another
+ *                     capability than its own entered (or of a CAF): the others lose
+ *                     (Note [Lazy blackholing replay] in docs/notes/replay.md);
+ *   LZ_EVT_RPL_JOIN   id u64: lazy blackholing, as RPL_CLAIM, but the thunk's own
+ *                     capability had entered it already (it was evaluating it too). */
 enum {
   LZ_EVT_RPL_SLICE = 1910,
   LZ_EVT_RPL_SPARK = 1911,
   LZ_EVT_RPL_CLAIM = 1912,
   LZ_EVT_RPL_BLOCK = 1913,
   LZ_EVT_RPL_YIELD = 1914,
-  LZ_EVT_RPL_WAKE = 1915
+  LZ_EVT_RPL_WAKE = 1915,
+  LZ_EVT_RPL_WON = 1916,
+  LZ_EVT_RPL_JOIN = 1917
 };
 #define LZ_RPL_SLICE_BYTES 14
 #define LZ_RPL_SPARK_BYTES 11
@@ -55,6 +62,12 @@ enum {
 #define LZ_THUNK_ID_CAP(id) ((uint32_t)((id) >> 48))
 #define LZ_IS_THUNK_ID(w)   (((w) & ((1ull << 47) | 1)) == ((1ull << 47) | 1))
 #define LZ_THUNK_ID_STATIC  0x7fffu /* the "capability" of CAFs' ids */
+/* Lazy blackholing: bit 1 of a heap thunk's id (alloc offsets are multiples of 16) says
+ * another capability entered it, bit 2 that its own did; ids in events and maps have them
+ * cleared. */
+#define LZ_THUNK_ID_SHARED  2u
+#define LZ_THUNK_ID_OWNER   4u
+#define LZ_THUNK_ID_MARKS   6u
 /* The id of a thunk or blackhole: its spare word's, a CAF's from its address (relative to
  * the executable: the same in every run), else 0 (a thunk the runtime made). */
 LzWord lz_replay_thunk_id(const LzWord *x);
@@ -119,6 +132,19 @@ void lz_replay_claimed(LzCap *cap, LzWord thunk);
 /* blackhole.c: the running thread is about to block on `thunk` (posts RPL_BLOCK). */
 void lz_replay_blocking(LzCap *cap, LzWord *thunk);
 int lz_replay_claim_gate(LzCap *cap, LzWord thunk);
+/* Generated code, lazy blackholing: an entry found the thunk unevaluated; `id` its spare
+ * word read before the check (0 for a CAF). Marks the id (SHARED or OWNER); record: posts
+ * RPL_CLAIM for a CAF, for an own thunk another capability entered first, and (RPL_JOIN if
+ * its own capability entered it first) for another capability's thunk. Replay: the claim
+ * gate posts them. Note [Lazy blackholing replay]. */
+void lz_replay_entered(LzCap *cap, LzWord thunk, LzWord id);
+/* glue.c, lazy blackholing, the update's lock taken: `spare` is the thunk's spare word.
+ * A shared thunk's or a CAF's update posts RPL_WON. */
+void lz_replay_updating(LzCap *cap, LzWord *thunk, LzWord spare);
+/* blackhole.c, replay, lazy blackholing: a stopping thread is about to blackhole `thunk`;
+ * waits for the other capabilities' recorded entries of it. */
+void lz_replay_lazy_blackholing(LzCap *cap, LzWord *thunk);
+bool lz_rpl_lazy_won(LzCap *cap); /* replay_sched.c: post RPL_WON for this update? (once) */
 
 /* glue.c, lz_yield_enter/_return, both modes: the running thread is about to stop at the heap
  * check of the code of `info` with `depth` stack words in use. Record: posts RPL_YIELD,

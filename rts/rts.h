@@ -125,6 +125,8 @@ struct LzCap {
   struct LzCapPriv *rest;
   LzWord *hook_sp;          /* offset 176, -replay: sp when generated code last called a
                                           replay hook (the stepper's `where` at a claim) */
+  uint32_t lazy_bh;         /* offset 184, threaded ways: +RTS --lazy-blackholing (a thunk
+                                          entry does not claim: Note [Lazy blackholing]) */
 };
 
 /* Inline allocation of g granules (1 <= g <= LZ_FL_MAX), what generated code emits:

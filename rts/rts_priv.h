@@ -49,6 +49,7 @@ struct LzCapPriv {
   struct LzEvBuf *ev;
   struct LzEvBuf *ev_sparks;
   struct LzSched *sched; /* threaded way: the scheduler's part (sched.c), else NULL     */
+  uint64_t dup_updates;  /* lazy blackholing: updates that found the thunk updated already */
 };
 
 LzThread *lz_thread_new(LzCap *cap, size_t words);
@@ -84,6 +85,17 @@ bool lz_sched_yield_wanted(LzCap *cap);
 void lz_blackhole_wake(LzCap *cap, LzWord *thunk);
 extern const LzInfo lz_blackhole_waited_info; /* a BLACKHOLE someone waits for          */
 extern const LzInfo lz_raise_info;            /* {info, message}: raises on entry        */
+/* Note [Lazy blackholing] (docs/notes/threaded-rts.md): the info word of a thunk while one
+ * thread writes its result (or error) and then IND; whoever enters it waits a moment. */
+extern const LzInfo lz_locked_info;
+/* Lazy blackholing: the running thread stops (yield, block): blackhole the thunks of the
+ * update frames on its stack from sp up (a CAS each, which may fail: another thread has
+ * it), GHC's threadPaused. Not under a lock: replay may pass the baton here. */
+void lz_lazy_blackhole_stack(LzCap *cap, LzThread *t, LzWord *sp);
+/* Take a thunk for writing its result: CAS of its info word to lz_locked_info from
+ * whatever it is, unless it is IND already (then false). *old: what was replaced. */
+bool lz_thunk_lock(LzWord *thunk, LzWord *old);
+uint64_t lz_lazy_dup_updates(void); /* summed over the capabilities (for +RTS -s) */
 
 /* ---- flags -------------------------------------------------------------------------- */
 
@@ -101,6 +113,7 @@ typedef struct LzFlags {
   unsigned ncaps;            /* -N[n] (threaded way; 1 otherwise)                        */
   uint64_t ctx_switch_ns;    /* -C<secs>: pre-emption interval (GHC's default 20 ms)     */
   size_t spark_pool;         /* -e<n>: maximum outstanding local sparks (GHC: 4096)     */
+  bool lazy_bh;              /* --lazy-blackholing (threaded ways; Note [Lazy blackholing]) */
 } LzFlags;
 
 extern LzFlags lz_flags;

@@ -269,8 +269,10 @@ bool lz_sched_yield_wanted(LzCap *cap) {
   if (lz_replaying)
     return lz_replay_yield_wanted(cap);
 #endif
+  /* lazy blackholing: a lone thread stops too at each tick, to blackhole its thunks
+   * (Note [Lazy blackholing]) */
   return atomic_load_explicit(&S(cap)->rq_len, memory_order_relaxed) > 0 ||
-         atomic_load_explicit(&shutting_down, memory_order_relaxed);
+         atomic_load_explicit(&shutting_down, memory_order_relaxed) || cap->lazy_bh;
 }
 
 bool lz_sched_is_spark_thread(LzCap *cap) {
@@ -406,11 +408,15 @@ _Noreturn void lz_sched_raise_in_spark(LzCap *cap, LzWord msg) {
     if (p[0] != (LzWord)&lz_update_frame_info || !plausible_closure(p[1]))
       continue;
     LzWord *thunk = (LzWord *)p[1];
-    LzWord info = __atomic_load_n(&thunk[0], __ATOMIC_ACQUIRE);
-    if (info != (LzWord)&lz_blackhole_info && info != (LzWord)&lz_blackhole_waited_info)
+    LzWord info = __atomic_load_n(&thunk[0], __ATOMIC_ACQUIRE), old;
+    if (info != (LzWord)&lz_blackhole_info && info != (LzWord)&lz_blackhole_waited_info &&
+        !(cap->lazy_bh && ((const LzInfo *)info)->type == LZ_THUNK))
+      continue;
+    /* lazy blackholing: another thread may be updating it (Note [Lazy blackholing]) */
+    if (!lz_thunk_lock(thunk, &old))
       continue;
     thunk[1] = msg;
-    LzWord old = __atomic_exchange_n(&thunk[0], (LzWord)&lz_raise_info, __ATOMIC_ACQ_REL);
+    __atomic_store_n(&thunk[0], (LzWord)&lz_raise_info, __ATOMIC_RELEASE);
     if (old == (LzWord)&lz_blackhole_waited_info)
       lz_blackhole_wake(cap, thunk);
   }
@@ -432,6 +438,7 @@ static LzCap *new_cap(unsigned no) {
     memset(cap->rest, 0, sizeof *cap->rest);
   }
   cap->cap_no = no;
+  cap->lazy_bh = lz_flags.lazy_bh;
   struct LzSched *s = GC_MALLOC_UNCOLLECTABLE(sizeof(struct LzSched));
   if (!s)
     lz_heap_exhausted();

@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "rts_priv.h"
+#if LZ_REPLAY
+#include "replay.h"
+#endif
 
 static _Atomic uint32_t next_thread_id = 1; /* threads are made on every capability */
 
@@ -49,6 +52,20 @@ LzWord *lz_stack_grow(LzCap *cap, LzWord *sp, LzWord need) {
   size_t max_words = lz_flags.max_stack_bytes / sizeof(LzWord);
   if (sp - need >= cap->sp_lim)
     return sp; /* enough room already */
+#if LZ_THREADED
+  /* Note [Lazy blackholing]: a thread recursing through thunks it has not blackholed (a
+   * loop with no heap check, so no stop) blackholes them as its stack grows, as GHC's
+   * threadPaused at a stack overflow; then it finds its own blackhole: <<loop>>. The
+   * stack doubles, so the walks cost O(1) a word. Not while recording or replaying: the
+   * replay diverged more often with it (queens -N2, 7 of 8 against 8 of 8), not understood
+   * yet, so such a loop there still grows the stack until -K. */
+#if LZ_REPLAY
+  if (cap->lazy_bh && lz_replay_mode == LZ_RPL_OFF)
+#else
+  if (cap->lazy_bh)
+#endif
+    lz_lazy_blackhole_stack(cap, t, sp);
+#endif
   if (want > max_words)
     lz_stack_overflow(t->stack_words * sizeof(LzWord));
   size_t words = t->stack_words * 2;

@@ -94,7 +94,7 @@ static void eventlog_end(void) {
 _Noreturn void lz_exit(int status) {
   lz_stats_mut_end();
   uint64_t alloc = lz_main_cap ? lz_main_cap->alloc_bytes : 0;
-  char extra[256] = "";
+  char extra[512] = "";
 #if LZ_THREADED
   if (lz_caps != &lz_main_cap) { /* the scheduler started */
     lz_sched_stop_others();
@@ -104,6 +104,11 @@ _Noreturn void lz_exit(int status) {
     int n = snprintf(extra, sizeof extra, "  TASKS: %u (1 bound, %u peak workers (%u total), using -N%u)\n\n",
                      lz_ncaps + 1, lz_ncaps, lz_ncaps, lz_ncaps);
     n += lz_spark_format_stats(extra + n, sizeof extra - (size_t)n, &sparks);
+    if (lz_flags.lazy_bh) /* Note [Lazy blackholing]: evaluations another thread repeated */
+      n += snprintf(extra + n, sizeof extra - (size_t)n,
+                    "\n  DUPLICATES: %llu thunk updates found the thunk updated already "
+                    "(lazy blackholing)",
+                    (unsigned long long)lz_lazy_dup_updates());
     snprintf(extra + n, sizeof extra - (size_t)n, "\n\n");
   }
 #endif

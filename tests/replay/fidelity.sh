@@ -7,7 +7,8 @@
 # PROG: a name of tests/parallel (par_nfib) or nofib:NAME (bench/nofib-mini, fast size).
 # Default: every tests/parallel program that is not fail_* plus nofib:parfib, nofib:queens.
 # Environment: K (recordings per -N, default 10), NS (default "2 4"), LIMIT (seconds per
-# replay, default 60). Not a ctest: it takes minutes; run.sh is the CI version.
+# replay, default 60), RTS (more +RTS flags for the recordings, e.g. --lazy-blackholing:
+# Note [Lazy blackholing replay]). Not a ctest: it takes minutes; run.sh is the CI version.
 set -u
 LZC=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 OUT=$2
@@ -55,7 +56,7 @@ for p in $progs; do
     while [ $k -lt "$K" ]; do
       k=$((k + 1))
       # shellcheck disable=SC2086
-      timeout "$LIMIT" ./"$exe" $args +RTS -N"$n" --record="$exe.lzr" -RTS > rec.out 2> rec.err < /dev/null
+      timeout "$LIMIT" ./"$exe" $args +RTS -N"$n" --record="$exe.lzr" ${RTS:-} -RTS > rec.out 2> rec.err < /dev/null
       rs=$?
       timeout "$LIMIT" ./"$exe" +RTS --replay="$exe.lzr" -RTS > rep.out 2> rep.err < /dev/null
       ps=$?

@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
     else if (e.type == 1911 && e.len >= 11)
       printf(" spark %llu:%llu kind %u pool %u", g64(p) >> 48, g64(p) & 0xffffffffffffull, p[8],
              g16(p + 9));
-    else if ((e.type == 1912 || e.type == 1913) && e.len >= 8)
+    else if ((e.type == 1912 || e.type == 1913 || e.type == 1915 || e.type == 1916 || e.type == 1917) && e.len >= 8)
       printf(" thunk %llx", g64(p));
     else if ((e.type == 2 || e.type == 3) && e.len >= 6)
       printf(" tid %lu status %u", g32(p), g16(p + 4));
