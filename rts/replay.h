@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "eventlog.h"
+#include "replaylog.h"
 #include "rts_priv.h"
 #include "sparkpool.h"
 
@@ -35,18 +36,7 @@
  *                     allocation count was the stop (Note [Replay], pre-emption);
  *   LZ_EVT_RPL_WAKE   id u64: the update of the thunk with this id (0: none) wakes the
  *                     threads of the THREAD_WAKEUP events that follow it. */
-enum {
-  LZ_EVT_RPL_SLICE = 1910,
-  LZ_EVT_RPL_SPARK = 1911,
-  LZ_EVT_RPL_CLAIM = 1912,
-  LZ_EVT_RPL_BLOCK = 1913,
-  LZ_EVT_RPL_YIELD = 1914,
-  LZ_EVT_RPL_WAKE = 1915
-};
-#define LZ_RPL_SLICE_BYTES 14
-#define LZ_RPL_SPARK_BYTES 11
-#define LZ_RPL_CLAIM_BYTES 8
-#define LZ_RPL_YIELD_BYTES 12
+/* (numbers, sizes and their encoding in the log: replaylog.h) */
 
 /* Note [Thunk ids] (docs/notes/replay.md): in the -replay way a thunk's spare word holds
  * (allocating capability << 48) | 1 << 47 | (its alloc_bytes at the allocation + offset) | 1
