@@ -452,8 +452,7 @@ int lz_eventlog_open(const char *path, unsigned ncaps, int argc, char *const arg
   if (opt)
     o = *opt;
   if (ncaps < 1 || ncaps >= LZ_EV_CAP_GLOBAL || argc < 0 || (argc > 0 && !argv) ||
-      (!o.sink && !path) || (o.time_unit_ns & (o.time_unit_ns - 1)) != 0 ||
-      !declare_types(&o)) {
+      (!o.sink && !path) || (o.time_unit_ns & (o.time_unit_ns - 1)) != 0 || !declare_types(&o)) {
     errno = EINVAL;
     return -1;
   }

@@ -121,8 +121,8 @@ typedef struct LzEvOptions {
   const char *rts_id;         /* RTS_IDENTIFIER; NULL: "Lz-0.1 rts_thr_l" */
   LzEvSink sink;              /* NULL: write the file `path` */
   void *sink_ctx;
-  uint32_t time_unit_ns;      /* timestamps rounded down to a multiple of this power of
-                                 two (0, 1: ns); recordings: Note [Replay log encoding] */
+  uint32_t time_unit_ns; /* timestamps rounded down to a multiple of this power of
+                            two (0, 1: ns); recordings: Note [Replay log encoding] */
 } LzEvOptions;
 
 /* Start the log: writes the header and the process events (capsets, RTS identifier,

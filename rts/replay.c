@@ -193,9 +193,7 @@ void lz_replay_log_end(void) {
 /* ---- the replay events ------------------------------------------------------------------ */
 
 /* The capability's encoder when recording, else NULL (plain values). */
-static inline LzRplCodec *codec(const LzCap *cap) {
-  return codecs ? &codecs[cap->cap_no].c : NULL;
-}
+static inline LzRplCodec *codec(const LzCap *cap) { return codecs ? &codecs[cap->cap_no].c : NULL; }
 
 /* A thunk id as the log stores it. */
 static inline uint64_t id_field(const LzCap *cap, uint64_t id) {

@@ -800,10 +800,10 @@ static void test_codec(void **state) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
     uint64_t cap = (x >> 5) % 5 == 4 ? 0x7fff : (x >> 5) % 4, id;
     switch ((x >> 9) % 4) {
-    case 0: id = 0; break;                                      /* no id */
+    case 0: id = 0; break;                                          /* no id */
     case 1: id = cap << 48 | 1ull << 47 | (x & 0xffff0) | 1; break; /* nearby */
-    case 2: id = x | 1; break;                                  /* anything */
-    default: id = cap << 48 | ((1ull << 48) - 1 - (x & 0xff)); /* near the wrap */
+    case 2: id = x | 1; break;                                      /* anything */
+    default: id = cap << 48 | ((1ull << 48) - 1 - (x & 0xff));      /* near the wrap */
     }
     uint16_t type = (uint16_t)(LZ_EVT_RPL_CLAIM + (x >> 12) % 2 * 3); /* CLAIM or WAKE */
     uint8_t p[LZ_RPL_SLICE_BYTES];
