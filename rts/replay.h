@@ -39,10 +39,13 @@
 /* (numbers, sizes and their encoding in the log: replaylog.h) */
 
 /* Note [Thunk ids] (docs/notes/replay.md): in the -replay way a thunk's spare word holds
- * (allocating capability << 48) | 1 << 47 | (its alloc_bytes at the allocation + offset) | 1
- * (bit 47 and bit 0: never a pointer, tagged or not) from
- * allocation to update; 0 for CAFs and the runtime's own thunks. */
+ * (allocating capability << 48) | 1 << 47 | (its alloc_bytes at the allocation + offset)
+ * | granules << 1 | 1 from allocation to update (bit 47 and bit 0: never a pointer, tagged
+ * or not; the allocation count is a multiple of 16, so bits 1..3 hold the thunk's size in
+ * granules, 1..7, or 0 when larger, for the update: clear_free_vars); 0 for CAFs and the
+ * runtime's own thunks. */
 #define LZ_THUNK_ID_CAP(id) ((uint32_t)((id) >> 48))
+#define LZ_THUNK_ID_GRANULES(id) ((size_t)((id) >> 1 & 7))
 #define LZ_IS_THUNK_ID(w)   (((w) & ((1ull << 47) | 1)) == ((1ull << 47) | 1))
 #define LZ_THUNK_ID_STATIC  0x7fffu /* the "capability" of CAFs' ids */
 /* The id of a thunk or blackhole: its spare word's, a CAF's from its address (relative to
