@@ -49,11 +49,11 @@ bool cg_is_whnf(CgFn *f, StgVar *v) {
 /* ---- the -replay way: thunk ids -------------------------------------------------------------
  * Note [Thunk ids] in docs/notes/replay.md: a thunk's spare word holds, from allocation
  * until its update, the id (capability << 48) | 1 << 47 | (the capability's alloc_bytes at
- * its allocation + its offset in the let) | 1 (odd with bit 47: never a pointer). The claim keeps it
- * (the update frame then takes the size from Boehm); a claim on another capability than
- * the allocating one, or of a CAF (spare word 0; the runtime names it by its address),
- * calls lz_replay_claimed (the RPL_CLAIM event), and while replaying
- * every claim first asks lz_replay_claim_gate whether this capability may claim it. */
+ * its allocation + its offset in the let) | granules << 1 | 1 (odd with bit 47: never a
+ * pointer; the size for the update's clear_free_vars). The claim keeps it; a claim on another
+ * capability than the allocating one, or of a CAF (spare word 0; the runtime names it by its
+ * address), calls lz_replay_claimed (the RPL_CLAIM event), and while replaying every claim first
+ * asks lz_replay_claim_gate whether this capability may claim it. */
 
 static LLVMValueRef replay_cap_no(CgFn *f) {
   Cg *cg = f->cg;

@@ -47,12 +47,17 @@ static CapCodec *codecs;
 const LzEvType lz_rpl_types[] = {
     {LZ_EVT_RPL_INPUT, LZ_EV_VAR, "Lz replay: input bytes"},
     {LZ_EVT_RPL_IO_RESULT, LZ_EV_VAR, "Lz replay: IO result"},
-    {LZ_EVT_RPL_SLICE, LZ_RPL_SLICE_BYTES, "Lz replay: slice end (tid, why, allocation)"},
-    {LZ_EVT_RPL_SPARK, LZ_RPL_SPARK_BYTES, "Lz replay: spark taken (id, kind, pool)"},
-    {LZ_EVT_RPL_CLAIM, LZ_RPL_CLAIM_BYTES, "Lz replay: thunk of another capability claimed"},
-    {LZ_EVT_RPL_BLOCK, LZ_RPL_CLAIM_BYTES, "Lz replay: blocking on a thunk"},
+    /* the stored encoding of each field (format version 2): Note [Replay log encoding] */
+    {LZ_EVT_RPL_SLICE, LZ_RPL_SLICE_BYTES,
+     "Lz replay: slice end (tid, why, allocation since the last slice end)"},
+    {LZ_EVT_RPL_SPARK, LZ_RPL_SPARK_BYTES,
+     "Lz replay: spark taken (id as a difference, kind, pool)"},
+    {LZ_EVT_RPL_CLAIM, LZ_RPL_CLAIM_BYTES,
+     "Lz replay: thunk of another capability claimed (id as a difference)"},
+    {LZ_EVT_RPL_BLOCK, LZ_RPL_CLAIM_BYTES, "Lz replay: blocking on a thunk (id as a difference)"},
     {LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES, "Lz replay: pre-empted at (code, stack depth)"},
-    {LZ_EVT_RPL_WAKE, LZ_RPL_CLAIM_BYTES, "Lz replay: update of a thunk waking threads"},
+    {LZ_EVT_RPL_WAKE, LZ_RPL_CLAIM_BYTES,
+     "Lz replay: update of a thunk waking threads (id as a difference)"},
 };
 const size_t lz_rpl_ntypes = sizeof lz_rpl_types / sizeof lz_rpl_types[0];
 
