@@ -51,6 +51,7 @@ static const EvTypeDecl builtin_types[] = {
 
 uint64_t lz_ev_t0;
 uint32_t lz_ev_classes;
+uint64_t lz_ev_time_mask = ~(uint64_t)0;
 static bool clock_started;
 
 /* State of the open log, written only by open and close (no capability running);
@@ -451,7 +452,7 @@ int lz_eventlog_open(const char *path, unsigned ncaps, int argc, char *const arg
   if (opt)
     o = *opt;
   if (ncaps < 1 || ncaps >= LZ_EV_CAP_GLOBAL || argc < 0 || (argc > 0 && !argv) ||
-      (!o.sink && !path) || !declare_types(&o)) {
+      (!o.sink && !path) || (o.time_unit_ns & (o.time_unit_ns - 1)) != 0 || !declare_types(&o)) {
     errno = EINVAL;
     return -1;
   }
@@ -475,6 +476,7 @@ int lz_eventlog_open(const char *path, unsigned ncaps, int argc, char *const arg
     lz_evw_init(lz_evw_file_sink, f, chunk, max_chunks);
   }
   lz_ev_clock_start();
+  lz_ev_time_mask = o.time_unit_ns > 1 ? ~((uint64_t)o.time_unit_ns - 1) : ~(uint64_t)0;
 
   int err = ENOMEM;
   ev_caps = aligned_alloc(64, sizeof(LzEvBuf) * ncaps);
@@ -507,6 +509,7 @@ fail:
   free(ev_caps);
   ev_caps = NULL;
   ev_ncaps = 0;
+  lz_ev_time_mask = ~(uint64_t)0;
   lz_evw_finish();
   errno = err;
   return -1;
@@ -537,5 +540,6 @@ int lz_eventlog_close(void) {
   ev_caps = NULL;
   ev_ncaps = 0;
   lz_ev_classes = 0;
+  lz_ev_time_mask = ~(uint64_t)0;
   return ok ? 0 : -1;
 }

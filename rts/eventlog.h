@@ -121,6 +121,8 @@ typedef struct LzEvOptions {
   const char *rts_id;         /* RTS_IDENTIFIER; NULL: "Lz-0.1 rts_thr_l" */
   LzEvSink sink;              /* NULL: write the file `path` */
   void *sink_ctx;
+  uint32_t time_unit_ns; /* timestamps rounded down to a multiple of this power of
+                            two (0, 1: ns); recordings: Note [Replay log encoding] */
 } LzEvOptions;
 
 /* Start the log: writes the header and the process events (capsets, RTS identifier,
@@ -174,6 +176,11 @@ static inline uint64_t lz_ev_now(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec - lz_ev_t0;
 }
+/* An event's timestamp: lz_ev_now rounded down to the open log's time unit (1 unless
+ * LzEvOptions.time_unit_ns says otherwise). Rounding down keeps each capability's times
+ * non-decreasing and never before its block's start. */
+extern uint64_t lz_ev_time_mask; /* ~(unit - 1) */
+static inline uint64_t lz_ev_stamp(void) { return lz_ev_now() & lz_ev_time_mask; }
 
 /* ---- encoding helpers (big-endian, unaligned) ------------------------------------------ */
 
@@ -241,7 +248,7 @@ static inline uint8_t *lz_ev_begin(LzEvBuf *eb, uint16_t type, size_t payload) {
   uint8_t *p = eb->pos;
   eb->pos = p + n;
   p = lz_ev_put16(p, type);
-  return lz_ev_put64(p, lz_ev_now());
+  return lz_ev_put64(p, lz_ev_stamp());
 }
 
 /* Logging off: the buffer pointer is NULL. Each lz_ev_* function below is that one

@@ -91,7 +91,7 @@ LzEvStats lz_eventlog_stats(void) {
 static void block_start(LzEvBuf *eb, LzEvChunk *c) {
   eb->chunk = c;
   uint8_t *p = lz_ev_put16(c->data, LZ_EVT_BLOCK_MARKER);
-  p = lz_ev_put64(p, lz_ev_now());
+  p = lz_ev_put64(p, lz_ev_stamp());
   memset(p, 0, 12); /* size u32 and end time u64: patched by block_finish */
   lz_ev_put16(p + 12, eb->cap);
   eb->pos = c->data + LZ_EV_MARKER_BYTES;
@@ -104,7 +104,7 @@ static bool block_finish(LzEvBuf *eb) {
   c->len = (size_t)(eb->pos - c->data);
   uint8_t *p = c->data + LZ_EV_HEADER_BYTES;
   p = lz_ev_put32(p, (uint32_t)c->len);
-  lz_ev_put64(p, lz_ev_now());
+  lz_ev_put64(p, lz_ev_stamp());
   return c->len > LZ_EV_MARKER_BYTES;
 }
 

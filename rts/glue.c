@@ -65,8 +65,15 @@ static void clear_free_vars(LzCap *cap, LzWord *thunk) {
   LzWord saved = thunk[1];
   size_t size;
 #if LZ_REPLAY
-  if (LZ_IS_THUNK_ID(saved)) /* Note [Thunk ids] (docs/notes/replay.md): size from Boehm */
-    saved = 0;
+  if (LZ_IS_THUNK_ID(saved)) { /* Note [Thunk ids] (docs/notes/replay.md): size in the id */
+    size_t g = LZ_THUNK_ID_GRANULES(saved);
+    if (g) {
+      for (size_t i = 2; i < 2 * g; i++)
+        thunk[i] = 0;
+      return;
+    }
+    saved = 0; /* larger: from Boehm */
+  }
 #endif
   if (saved != (LzWord)cap->tso && saved != 0)
     size = ((const LzInfo *)saved)->size;

@@ -35,18 +35,34 @@ extern char **environ;
 LzReplayMode lz_replay_mode;
 static const char *log_path; /* NULL: <prog>.lzr */
 static LzReplayWriter *writer;
+/* Recording: each capability's encoder of the replay events (Note [Replay log encoding] in
+ * docs/notes/replay-log.md), padded so that two capabilities never share a cache line.
+ * NULL when not recording: replay posts plain values, as the reader returns them. */
+typedef union {
+  LzRplCodec c;
+  char pad[(sizeof(LzRplCodec) + 63) / 64 * 64];
+} CapCodec;
+static CapCodec *codecs;
+#define RECORD_TIME_UNIT_NS 256 /* recordings' timestamps: Note [Replay log encoding] */
 
 const LzEvType lz_rpl_types[] = {
     {LZ_EVT_RPL_INPUT, LZ_EV_VAR, "Lz replay: input bytes"},
     {LZ_EVT_RPL_IO_RESULT, LZ_EV_VAR, "Lz replay: IO result"},
-    {LZ_EVT_RPL_SLICE, LZ_RPL_SLICE_BYTES, "Lz replay: slice end (tid, why, allocation)"},
-    {LZ_EVT_RPL_SPARK, LZ_RPL_SPARK_BYTES, "Lz replay: spark taken (id, kind, pool)"},
-    {LZ_EVT_RPL_CLAIM, LZ_RPL_CLAIM_BYTES, "Lz replay: thunk of another capability claimed"},
-    {LZ_EVT_RPL_BLOCK, LZ_RPL_CLAIM_BYTES, "Lz replay: blocking on a thunk"},
+    /* the stored encoding of each field (format version 2): Note [Replay log encoding] */
+    {LZ_EVT_RPL_SLICE, LZ_RPL_SLICE_BYTES,
+     "Lz replay: slice end (tid, why, allocation since the last slice end)"},
+    {LZ_EVT_RPL_SPARK, LZ_RPL_SPARK_BYTES,
+     "Lz replay: spark taken (id as a difference, kind, pool)"},
+    {LZ_EVT_RPL_CLAIM, LZ_RPL_CLAIM_BYTES,
+     "Lz replay: thunk of another capability claimed (id as a difference)"},
+    {LZ_EVT_RPL_BLOCK, LZ_RPL_CLAIM_BYTES, "Lz replay: blocking on a thunk (id as a difference)"},
     {LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES, "Lz replay: pre-empted at (code, stack depth)"},
-    {LZ_EVT_RPL_WAKE, LZ_RPL_CLAIM_BYTES, "Lz replay: update of a thunk waking threads"},
-    {LZ_EVT_RPL_WON, LZ_RPL_CLAIM_BYTES, "Lz replay: first update of a shared thunk (lazy)"},
-    {LZ_EVT_RPL_JOIN, LZ_RPL_CLAIM_BYTES, "Lz replay: thunk its capability evaluates entered (lazy)"},
+    {LZ_EVT_RPL_WAKE, LZ_RPL_CLAIM_BYTES,
+     "Lz replay: update of a thunk waking threads (id as a difference)"},
+    {LZ_EVT_RPL_WON, LZ_RPL_CLAIM_BYTES,
+     "Lz replay: first update of a shared thunk, lazy (id as a difference)"},
+    {LZ_EVT_RPL_JOIN, LZ_RPL_CLAIM_BYTES,
+     "Lz replay: thunk its capability evaluates entered, lazy (id as a difference)"},
 };
 const size_t lz_rpl_ntypes = sizeof lz_rpl_types / sizeof lz_rpl_types[0];
 
@@ -153,6 +169,10 @@ static void record_start(int argc, char **argv) {
   o.sink = lz_replay_sink;
   o.sink_ctx = writer;
   o.rts_id = "Lz-0.1 rts_rpl";
+  o.time_unit_ns = RECORD_TIME_UNIT_NS;
+  codecs = aligned_alloc(64, sizeof(CapCodec) * lz_ncaps);
+  if (!codecs) lz_die(1, "--record: out of memory");
+  memset(codecs, 0, sizeof(CapCodec) * lz_ncaps);
   if (lz_eventlog_open(NULL, lz_ncaps, argc, argv, &o) != 0)
     lz_die(1, "--record: cannot start the event log: %s", strerror(errno));
   for (unsigned i = 0; i < lz_ncaps; i++) {
@@ -177,6 +197,8 @@ void lz_replay_log_end(void) {
     if (why && *why) lz_message("--record: %s", why);
     lz_replay_writer_free(writer, NULL);
     writer = NULL;
+    free(codecs);
+    codecs = NULL;
   } else if (lz_replay_mode == LZ_RPL_REPLAY) {
     lz_rpl_finish();
     lz_dup_finish(); /* --dup-report: the replay was exact, write the report */
@@ -185,11 +207,21 @@ void lz_replay_log_end(void) {
 
 /* ---- the replay events ------------------------------------------------------------------ */
 
+/* The capability's encoder when recording, else NULL (plain values). */
+static inline LzRplCodec *codec(const LzCap *cap) { return codecs ? &codecs[cap->cap_no].c : NULL; }
+
+/* A thunk id as the log stores it. */
+static inline uint64_t id_field(const LzCap *cap, uint64_t id) {
+  LzRplCodec *c = codec(cap);
+  return c ? lz_rpl_encode_diff48(c->id, id) : id;
+}
+
 void lz_replay_post_spark(LzCap *cap, LzSparkId id, LzSparkEvent kind, uint32_t pool) {
   LzEvBuf *eb = cap->rest->ev;
   if (!eb) return;
+  LzRplCodec *c = codec(cap);
   uint8_t *p = lz_ev_begin(eb, LZ_EVT_RPL_SPARK, LZ_RPL_SPARK_BYTES);
-  p = lz_ev_put64(p, id);
+  p = lz_ev_put64(p, c ? lz_rpl_encode_diff48(c->spark, id) : id);
   p = lz_ev_put8(p, (uint8_t)kind);
   lz_ev_put16(p, (uint16_t)pool);
 }
@@ -197,10 +229,11 @@ void lz_replay_post_spark(LzCap *cap, LzSparkId id, LzSparkEvent kind, uint32_t 
 void lz_replay_post_slice(LzCap *cap, uint32_t tid, LzStopWhy why, uint64_t alloc) {
   LzEvBuf *eb = cap->rest->ev;
   if (!eb) return;
+  LzRplCodec *c = codec(cap);
   uint8_t *p = lz_ev_begin(eb, LZ_EVT_RPL_SLICE, LZ_RPL_SLICE_BYTES);
   p = lz_ev_put32(p, tid);
   p = lz_ev_put16(p, (uint16_t)why);
-  lz_ev_put64(p, alloc);
+  lz_ev_put64(p, c ? lz_rpl_encode_alloc(c, alloc) : alloc);
 }
 
 LzWord lz_replay_thunk_id(const LzWord *x) {
@@ -214,7 +247,7 @@ void lz_replay_claimed(LzCap *cap, LzWord thunk) {
   LzEvBuf *eb = cap->rest->ev;
   if (!eb || lz_replay_mode == LZ_RPL_OFF) return;
   LzWord id = lz_replay_thunk_id(LZ_UNTAG(thunk));
-  if (id) lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_CLAIM, LZ_RPL_CLAIM_BYTES), id);
+  if (id) lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_CLAIM, LZ_RPL_CLAIM_BYTES), id_field(cap, id));
 }
 
 void lz_replay_entered(LzCap *cap, LzWord thunk, LzWord id) {
@@ -243,14 +276,15 @@ void lz_replay_entered(LzCap *cap, LzWord thunk, LzWord id) {
   }
   LzEvBuf *eb = cap->rest->ev;
   if (!id || !eb || lz_replay_mode != LZ_RPL_RECORD) return;
-  lz_ev_put64(lz_ev_begin(eb, type, LZ_RPL_CLAIM_BYTES), id);
+  lz_ev_put64(lz_ev_begin(eb, type, LZ_RPL_CLAIM_BYTES), id_field(cap, id));
 }
 
 void lz_replay_updating(LzCap *cap, LzWord *thunk, LzWord spare) {
   LzEvBuf *eb = cap->rest->ev;
   if (lz_replay_mode == LZ_RPL_REPLAY) { /* as recorded (lz_replay_before_update) */
     if (lz_rpl_lazy_won(cap) && eb)
-      lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_WON, LZ_RPL_CLAIM_BYTES), lz_replay_thunk_id(thunk));
+      lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_WON, LZ_RPL_CLAIM_BYTES),
+                  id_field(cap, lz_replay_thunk_id(thunk)));
     return;
   }
   if (!eb || lz_replay_mode == LZ_RPL_OFF) return;
@@ -259,7 +293,7 @@ void lz_replay_updating(LzCap *cap, LzWord *thunk, LzWord spare) {
     id = spare & ~(LzWord)LZ_THUNK_ID_MARKS;
   else if (spare == 0)
     id = lz_replay_thunk_id(thunk); /* a CAF's (0: a thunk the runtime made) */
-  if (id) lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_WON, LZ_RPL_CLAIM_BYTES), id);
+  if (id) lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_WON, LZ_RPL_CLAIM_BYTES), id_field(cap, id));
 }
 
 void lz_replay_blocking(LzCap *cap, LzWord *thunk) {
@@ -268,7 +302,8 @@ void lz_replay_blocking(LzCap *cap, LzWord *thunk) {
   /* 0 when the thunk has no id, or when its owner is updating it: the update writes the
    * result into the spare word before the info word (glue.c), and this thread may still
    * announce its wait in between; replay accepts any thunk for a 0 */
-  lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_BLOCK, LZ_RPL_CLAIM_BYTES), lz_replay_thunk_id(thunk));
+  lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_BLOCK, LZ_RPL_CLAIM_BYTES),
+              id_field(cap, lz_replay_thunk_id(thunk)));
 }
 
 bool lz_replay_yield_point(LzCap *cap, const void *info, size_t depth) {
@@ -287,7 +322,7 @@ void lz_replay_waking(LzCap *cap, LzWord id) {
   LzEvBuf *eb = cap->rest->ev;
   if (!eb || lz_replay_mode == LZ_RPL_OFF) return;
   lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_WAKE, LZ_RPL_CLAIM_BYTES),
-              LZ_IS_THUNK_ID(id) ? id & ~(LzWord)LZ_THUNK_ID_MARKS : 0);
+              id_field(cap, LZ_IS_THUNK_ID(id) ? id & ~(LzWord)LZ_THUNK_ID_MARKS : 0));
 }
 
 static __thread bool exiting; /* this OS thread runs lz_exit */

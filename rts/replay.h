@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "eventlog.h"
+#include "replaylog.h"
 #include "rts_priv.h"
 #include "sparkpool.h"
 
@@ -40,34 +41,24 @@
  *                     (Note [Lazy blackholing replay] in docs/notes/replay.md);
  *   LZ_EVT_RPL_JOIN   id u64: lazy blackholing, as RPL_CLAIM, but the thunk's own
  *                     capability had entered it already (it was evaluating it too). */
-enum {
-  LZ_EVT_RPL_SLICE = 1910,
-  LZ_EVT_RPL_SPARK = 1911,
-  LZ_EVT_RPL_CLAIM = 1912,
-  LZ_EVT_RPL_BLOCK = 1913,
-  LZ_EVT_RPL_YIELD = 1914,
-  LZ_EVT_RPL_WAKE = 1915,
-  LZ_EVT_RPL_WON = 1916,
-  LZ_EVT_RPL_JOIN = 1917
-};
-#define LZ_RPL_SLICE_BYTES 14
-#define LZ_RPL_SPARK_BYTES 11
-#define LZ_RPL_CLAIM_BYTES 8
-#define LZ_RPL_YIELD_BYTES 12
+/* (numbers, sizes and their encoding in the log: replaylog.h) */
 
 /* Note [Thunk ids] (docs/notes/replay.md): in the -replay way a thunk's spare word holds
- * (allocating capability << 48) | 1 << 47 | (its alloc_bytes at the allocation + offset) | 1
- * (bit 47 and bit 0: never a pointer, tagged or not) from
- * allocation to update; 0 for CAFs and the runtime's own thunks. */
+ * (allocating capability << 48) | 1 << 47 | (its alloc_bytes at the allocation + offset)
+ * | granules << 1 | 1 from allocation to update (bit 47 and bit 0: never a pointer, tagged
+ * or not; the allocation count is a multiple of 16, so bits 1..3 hold the thunk's size in
+ * granules, 1..7, or 0 when larger, for the update: clear_free_vars); 0 for CAFs and the
+ * runtime's own thunks. */
 #define LZ_THUNK_ID_CAP(id) ((uint32_t)((id) >> 48))
+#define LZ_THUNK_ID_GRANULES(id) ((size_t)((id) >> 1 & 7))
 #define LZ_IS_THUNK_ID(w)   (((w) & ((1ull << 47) | 1)) == ((1ull << 47) | 1))
 #define LZ_THUNK_ID_STATIC  0x7fffu /* the "capability" of CAFs' ids */
-/* Lazy blackholing: bit 1 of a heap thunk's id (alloc offsets are multiples of 16) says
- * another capability entered it, bit 2 that its own did; ids in events and maps have them
- * cleared. */
-#define LZ_THUNK_ID_SHARED  2u
-#define LZ_THUNK_ID_OWNER   4u
-#define LZ_THUNK_ID_MARKS   6u
+/* Lazy blackholing: bit 45 of a heap thunk's id says another capability entered it, bit 46
+ * that its own did (the allocation count in an id is taken modulo 2^45, so they start
+ * clear; bits 1..3 hold the size); ids in events and maps have them cleared. */
+#define LZ_THUNK_ID_SHARED  (1ull << 45)
+#define LZ_THUNK_ID_OWNER   (1ull << 46)
+#define LZ_THUNK_ID_MARKS   (3ull << 45)
 /* The id of a thunk or blackhole: its spare word's, a CAF's from its address (relative to
  * the executable: the same in every run), else 0 (a thunk the runtime made). */
 LzWord lz_replay_thunk_id(const LzWord *x);

@@ -172,7 +172,8 @@ static int by_time(const void *a, const void *b) {
 typedef struct Block {
   uint32_t tid;
   uint64_t time, id;
-  Ev *ev; /* its RPL_BLOCK; a wake-up: NULL */
+  Ev *ev;         /* its RPL_BLOCK; a wake-up: NULL */
+  uint64_t index; /* the event's: ties in (rounded) time on one capability are in this order */
 } Block;
 
 /* The id a thunk a recorded RPL_BLOCK names: its own, or when the blocker could not read it
@@ -184,7 +185,8 @@ static uint64_t block_id(const Ev *x) {
 static int by_tid_time(const void *a, const void *b) {
   const Block *x = a, *y = b;
   if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
-  return x->time < y->time ? -1 : x->time > y->time ? 1 : 0;
+  if (x->time != y->time) return x->time < y->time ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index ? 1 : 0;
 }
 
 static void match_wakeups(void) {
@@ -192,7 +194,7 @@ static void match_wakeups(void) {
   size_t nb = 0, room = 0;
   for (unsigned c = 0; c < nstreams; c++) {
     const Block *pending = NULL;
-    Block blk = {0, 0, 0, NULL};
+    Block blk = {0, 0, 0, NULL, 0};
     uint64_t waking = 0; /* the id of an RPL_WAKE followed so far only by wake-ups */
     for (size_t i = 0; i < streams[c].n; i++) {
       Ev *x = &streams[c].ev[i];
@@ -206,7 +208,7 @@ static void match_wakeups(void) {
       }
       waking = 0;
       if (x->type == LZ_EVT_RPL_BLOCK && x->len == LZ_RPL_CLAIM_BYTES) {
-        blk = (Block){0, x->time, lz_ev_get64(PAY(x)), x};
+        blk = (Block){0, x->time, lz_ev_get64(PAY(x)), x, x->index};
         pending = &blk;
       } else if (x->type == LZ_EVT_RPL_SLICE && x->len == LZ_RPL_SLICE_BYTES) {
         if (pending && lz_ev_get16(PAY(x) + 4) == LZ_STOP_BLOCKED) {
@@ -242,7 +244,7 @@ static void match_wakeups(void) {
       const Ev *x = &streams[c].ev[i];
       if (x->type != LZ_EVT_THREAD_WAKEUP || x->len < 4 || !x->thunk) continue;
       w = grow(w, &wroom, nw + 1, sizeof(Block));
-      w[nw++] = (Block){lz_ev_get32(PAY(x)), x->time, x->thunk, NULL};
+      w[nw++] = (Block){lz_ev_get32(PAY(x)), x->time, x->thunk, NULL, x->index};
     }
   qsort(w, nw, sizeof(Block), by_tid_time);
   for (size_t k = 0; k < nb; k++) {
@@ -273,7 +275,7 @@ static void order_runs(void) {
       Ev *x = &streams[c].ev[i];
       if (x->type != LZ_EVT_RUN_THREAD || x->len < 4) continue;
       r = grow(r, &room, nr + 1, sizeof(Block));
-      r[nr++] = (Block){lz_ev_get32(PAY(x)), x->time, 0, x};
+      r[nr++] = (Block){lz_ev_get32(PAY(x)), x->time, 0, x, x->index};
     }
   qsort(r, nr, sizeof(Block), by_tid_time);
   for (size_t k = 0; k < nr; k++)
@@ -444,7 +446,11 @@ long lz_rpl_stdin(void *buf, size_t n) {
 
 static void describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint32_t len) {
   const char *d = lz_replay_type_desc(reader, type);
-  int k = snprintf(out, n, "%s", d ? d : "?");
+  /* the replay events' descriptions end with how the log stores the fields; the fields
+   * decoded follow here instead */
+  const char *cut =
+      d && type >= LZ_EVT_RPL_SLICE && type <= LZ_EVT_RPL_WAKE ? strstr(d, " (") : NULL;
+  int k = snprintf(out, n, "%.*s", cut ? (int)(cut - d) : (int)strlen(d ? d : "?"), d ? d : "?");
   if (k < 0 || (size_t)k >= n) return;
   out += k, n -= (size_t)k;
   switch (type) {

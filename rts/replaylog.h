@@ -67,7 +67,7 @@ void lz_sha256_hex(const uint8_t hash[LZ_SHA256_BYTES], char hex[2 * LZ_SHA256_B
 
 /* ---- the header ---------------------------------------------------------------------------- */
 
-#define LZ_REPLAY_VERSION     1
+#define LZ_REPLAY_VERSION     2 /* 2: the replay events' encoding below (1: plain values) */
 #define LZ_REPLAY_FRAME_MAGIC 0x184D2A5Cu /* zstd skippable frame, nibble C */
 
 /* What a recording is tied to. String lists are `n` pointers to NUL-terminated strings.
@@ -126,6 +126,67 @@ extern const LzEvType lz_replay_event_types[LZ_REPLAY_N_EVENT_TYPES];
 int lz_replay_post_input(LzEvBuf *eb, uint32_t fd, const void *bytes, size_t n);
 /* Post one IO result (n <= lz_ev_max_var_payload() - 4). 0, or -1. */
 int lz_replay_post_io_result(LzEvBuf *eb, uint32_t kind, const void *bytes, size_t n);
+
+/* ---- the replay events and their encoding -------------------------------------------------
+ * Event types of the -replay runtime (rts/replay.h says what each means). Format version 2
+ * stores some of their fields as differences from earlier values of the same capability's
+ * events, so that zstd finds them small and repeated: Note [Replay log encoding] in
+ * docs/notes/replay-log.md. The reader decodes them (lz_replay_next_event returns the plain
+ * values); the recorder encodes with the functions below, one LzRplCodec per capability,
+ * in the order the capability posts its events.
+ *   LZ_EVT_RPL_SLICE  tid u32, why u16, alloc u64: alloc as its difference from the
+ *                     capability's previous RPL_SLICE alloc (the first: from 0);
+ *   LZ_EVT_RPL_SPARK  id u64, kind u8, pool u16: id by lz_rpl_encode_diff48 (slots `spark`);
+ *   LZ_EVT_RPL_CLAIM, _BLOCK, _WAKE, _WON, _JOIN  id u64: by lz_rpl_encode_diff48 (slots
+ *                     `id`, shared by the five types). */
+enum {
+  LZ_EVT_RPL_SLICE = 1910,
+  LZ_EVT_RPL_SPARK = 1911,
+  LZ_EVT_RPL_CLAIM = 1912,
+  LZ_EVT_RPL_BLOCK = 1913,
+  LZ_EVT_RPL_YIELD = 1914,
+  LZ_EVT_RPL_WAKE = 1915,
+  LZ_EVT_RPL_WON = 1916,
+  LZ_EVT_RPL_JOIN = 1917
+};
+#define LZ_RPL_SLICE_BYTES 14
+#define LZ_RPL_SPARK_BYTES 11
+#define LZ_RPL_CLAIM_BYTES 8
+#define LZ_RPL_YIELD_BYTES 12
+
+#define LZ_RPL_SLOTS 16 /* previous ids kept per capability, by their top 16 bits mod 16 */
+#define LZ_RPL_LOW48 ((UINT64_C(1) << 48) - 1)
+/* One capability's state (all zero to start). */
+typedef struct LzRplCodec {
+  uint64_t alloc;               /* the last RPL_SLICE's */
+  uint64_t id[LZ_RPL_SLOTS];    /* the last thunk id of each slot */
+  uint64_t spark[LZ_RPL_SLOTS]; /* the last spark id of each slot */
+} LzRplCodec;
+
+/* v's top 16 bits (a thunk or spark id's capability) as they are; its low 48 bits as the
+ * zigzag of their difference (mod 2^48) from those of the previous value with the same top
+ * bits (slot), so nearby ids of one capability give a few low bytes and leading zeros. */
+static inline uint64_t lz_rpl_encode_diff48(uint64_t *slots, uint64_t v) {
+  uint64_t *prev = &slots[(v >> 48) % LZ_RPL_SLOTS];
+  int64_t d = (int64_t)((v - *prev) << 16) >> 16; /* the 48-bit difference, signed */
+  *prev = v;
+  return (v & ~LZ_RPL_LOW48) | (((uint64_t)d << 1 ^ (uint64_t)(d >> 63)) & LZ_RPL_LOW48);
+}
+static inline uint64_t lz_rpl_decode_diff48(uint64_t *slots, uint64_t e) {
+  uint64_t *prev = &slots[(e >> 48) % LZ_RPL_SLOTS];
+  uint64_t z = e & LZ_RPL_LOW48;
+  uint64_t d = (z >> 1) ^ -(z & 1);
+  *prev = (e & ~LZ_RPL_LOW48) | ((*prev + d) & LZ_RPL_LOW48);
+  return *prev;
+}
+static inline uint64_t lz_rpl_encode_alloc(LzRplCodec *c, uint64_t alloc) {
+  uint64_t d = alloc - c->alloc;
+  c->alloc = alloc;
+  return d;
+}
+/* Decode the payload of an event of this capability in place (the one decoder: the
+ * reader, replaylog_events.c, calls it for every event it returns). */
+void lz_rpl_decode(LzRplCodec *c, uint16_t type, uint8_t *payload, uint32_t len);
 
 /* ---- reading (replaylog_read.c, replaylog_events.c) ------------------------------------- */
 

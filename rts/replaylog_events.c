@@ -153,6 +153,33 @@ static int data_end(LzReplayReader *r, uint64_t at) {
   return LZ_REPLAY_END;
 }
 
+/* ---- the replay events' encoding (Note [Replay log encoding]) ------------------------------ */
+
+void lz_rpl_decode(LzRplCodec *c, uint16_t type, uint8_t *p, uint32_t len) {
+  if (type == LZ_EVT_RPL_SLICE && len == LZ_RPL_SLICE_BYTES) {
+    c->alloc += lz_ev_get64(p + 6);
+    lz_ev_put64(p + 6, c->alloc);
+  } else if (type == LZ_EVT_RPL_SPARK && len == LZ_RPL_SPARK_BYTES) {
+    lz_ev_put64(p, lz_rpl_decode_diff48(c->spark, lz_ev_get64(p)));
+  } else if ((type == LZ_EVT_RPL_CLAIM || type == LZ_EVT_RPL_BLOCK || type == LZ_EVT_RPL_WAKE ||
+              type == LZ_EVT_RPL_WON || type == LZ_EVT_RPL_JOIN) &&
+             len == LZ_RPL_CLAIM_BYTES) {
+    lz_ev_put64(p, lz_rpl_decode_diff48(c->id, lz_ev_get64(p)));
+  }
+}
+
+static LzRplCodec *codec_of(LzReplayReader *r, uint16_t cap) {
+  if (cap >= r->ncodecs) {
+    size_t n = (size_t)cap + 1;
+    LzRplCodec *c = realloc(r->codecs, n * sizeof *c);
+    if (!c) return NULL;
+    memset(c + r->ncodecs, 0, (n - r->ncodecs) * sizeof *c);
+    r->codecs = c;
+    r->ncodecs = n;
+  }
+  return &r->codecs[cap];
+}
+
 int lz_replay_next_event(LzReplayReader *r, LzReplayEvent *ev) {
   if (r->state == RPL_ST_FAILED) return LZ_REPLAY_ERROR;
   if (r->state == RPL_ST_END) return LZ_REPLAY_END;
@@ -201,10 +228,18 @@ int lz_replay_next_event(LzReplayReader *r, LzReplayEvent *ev) {
       return rpl_fail_at(r, at,
                          "an event of type %u runs past the end of its block (log byte %llu)", type,
                          (unsigned long long)r->block_end);
+    const uint8_t *payload = p + head;
+    if (type >= LZ_EVT_RPL_SLICE && type <= LZ_EVT_RPL_WAKE && len <= sizeof r->decoded) {
+      LzRplCodec *c = codec_of(r, r->block_cap);
+      if (!c) return rpl_fail_at(r, at, "out of memory");
+      memcpy(r->decoded, payload, len);
+      lz_rpl_decode(c, type, r->decoded, len);
+      payload = r->decoded;
+    }
     *ev = (LzReplayEvent){.type = type,
                           .cap = r->block_cap,
                           .time = rpl_get_be(p + 2, 8),
-                          .payload = p + head,
+                          .payload = payload,
                           .len = len,
                           .index = r->nevents++,
                           .log_offset = at,

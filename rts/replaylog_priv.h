@@ -98,6 +98,9 @@ struct LzReplayReader {
   uint16_t block_cap;
   uint64_t nevents;
   bool complete;
+  LzRplCodec *codecs; /* per capability: decoding the replay events (lz_rpl_decode) */
+  size_t ncodecs;
+  uint8_t decoded[16]; /* the payload of the last event returned, when decoded */
 };
 
 /* replaylog_read.c: make sure at least k unconsumed bytes are in buf (decoding frames as

@@ -149,8 +149,10 @@ static int read_header(LzReplayReader *r, const uint8_t *expect_hash) {
     return fail(r, "not a replay log: a zstd skippable frame that is not Lz's header");
   uint16_t version = (uint16_t)rpl_get_le(h + RPL_OFF_VERSION, 2);
   if (version != LZ_REPLAY_VERSION)
-    return fail(r, "replay log format version %u; this runtime reads version %d", version,
-                LZ_REPLAY_VERSION);
+    return fail(r, "replay log format version %u; this runtime reads version %d (%s)", version,
+                LZ_REPLAY_VERSION,
+                version < LZ_REPLAY_VERSION ? "recorded by an older runtime: record it again"
+                                            : "recorded by a newer runtime");
   if (rpl_get_le(h + RPL_OFF_CHECK, 4) != rpl_header_check(h, n))
     return fail(r, "corrupted header: its check value does not match its contents");
   memcpy(r->hdr.exe_hash, h + RPL_OFF_HASH, LZ_SHA256_BYTES);
@@ -200,6 +202,7 @@ void lz_replay_close(LzReplayReader *r) {
   if (r->f) fclose(r->f);
   ZSTD_freeDCtx(r->dctx);
   rpl_free_types(r);
+  free(r->codecs);
   free(r->in);
   free(r->buf);
   free(r->frames);

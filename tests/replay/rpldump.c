@@ -1,8 +1,8 @@
 /* rpldump.c — print a replay log's events, one a line, in the order and numbering that
  * replay's messages use (#N), with the capability, time and payload decoded for the
  * scheduling and replay events. A debugging aid for tests/replay/fidelity.sh:
- *   cc -O1 -I rts tests/replay/rpldump.c rts/replaylog_read.c rts/replaylog_events.c \
- *      rts/replaylog_sha256.c -lzstd -o rpldump && ./rpldump prog.lzr [CAP]
+ *   cc -O1 -D_GNU_SOURCE -I rts tests/replay/rpldump.c rts/replaylog_read.c rts/replaylog_events.c
+ * \ rts/replaylog_sha256.c -lzstd -o rpldump && ./rpldump prog.lzr [CAP]
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -416,12 +416,20 @@ static void test_header_errors(void **state) {
   /* a later version (with a correct check value) */
   memcpy(copy, file, n);
   uint32_t hlen = (uint32_t)copy[4] | (uint32_t)copy[5] << 8 | (uint32_t)copy[6] << 16;
-  copy[8 + 8] = 2;
+  copy[8 + 8] = 3;
   uint8_t sum[32];
   lz_sha256(copy + 8 + 16, hlen - 16, sum);
   memcpy(copy + 8 + 12, sum, 4);
   spit(bad, copy, n);
-  expect_open_error(bad, NULL, "replay log format version 2; this runtime reads version 1");
+  expect_open_error(bad, NULL,
+                    "replay log format version 3; this runtime reads version 2 (recorded by a "
+                    "newer runtime)");
+  /* an older version: version 1 stored the replay events' values plain */
+  copy[8 + 8] = 1;
+  spit(bad, copy, n);
+  expect_open_error(bad, NULL,
+                    "replay log format version 1; this runtime reads version 2 (recorded by an "
+                    "older runtime: record it again)");
 
   /* a byte of the arguments changed: the check value catches it */
   memcpy(copy, file, n);
@@ -779,6 +787,45 @@ static int bench_mode(void) {
   return 0;
 }
 
+/* The replay events' encoding (Note [Replay log encoding]): what the recorder's encoder
+ * writes, lz_rpl_decode gives back, for sequences that mix capabilities, zero, wrap-around
+ * and far-apart values; and nearby ids of one capability encode small. */
+static void test_codec(void **state) {
+  (void)state;
+  LzRplCodec enc, dec;
+  memset(&enc, 0, sizeof enc);
+  memset(&dec, 0, sizeof dec);
+  uint64_t x = 88172645463325252ull, alloc = 0;
+  for (int i = 0; i < 20000; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    uint64_t cap = (x >> 5) % 5 == 4 ? 0x7fff : (x >> 5) % 4, id;
+    switch ((x >> 9) % 4) {
+    case 0: id = 0; break;                                          /* no id */
+    case 1: id = cap << 48 | 1ull << 47 | (x & 0xffff0) | 1; break; /* nearby */
+    case 2: id = x | 1; break;                                      /* anything */
+    default: id = cap << 48 | ((1ull << 48) - 1 - (x & 0xff));      /* near the wrap */
+    }
+    uint16_t type = (uint16_t)(LZ_EVT_RPL_CLAIM + (x >> 12) % 2 * 3); /* CLAIM or WAKE */
+    uint8_t p[LZ_RPL_SLICE_BYTES];
+    lz_ev_put64(p, lz_rpl_encode_diff48(enc.id, id));
+    lz_rpl_decode(&dec, type, p, LZ_RPL_CLAIM_BYTES);
+    assert_int_equal(lz_ev_get64(p), id);
+    lz_ev_put64(p, lz_rpl_encode_diff48(enc.spark, x));
+    lz_rpl_decode(&dec, LZ_EVT_RPL_SPARK, p, LZ_RPL_SPARK_BYTES);
+    assert_int_equal(lz_ev_get64(p), x);
+    alloc += (x >> 20) % 4096 * 16;
+    lz_ev_put64(p + 6, lz_rpl_encode_alloc(&enc, alloc));
+    lz_rpl_decode(&dec, LZ_EVT_RPL_SLICE, p, LZ_RPL_SLICE_BYTES);
+    assert_int_equal(lz_ev_get64(p + 6), alloc);
+  }
+  /* ids 32 bytes apart on one capability: the low 48 bits encode as 64, the top as is */
+  memset(&enc, 0, sizeof enc);
+  uint64_t base = 3ull << 48 | 1ull << 47 | 0x123450 | 1;
+  (void)lz_rpl_encode_diff48(enc.id, base);
+  assert_int_equal(lz_rpl_encode_diff48(enc.id, base + 32), 3ull << 48 | 64);
+  assert_int_equal(lz_rpl_encode_diff48(enc.id, base), 3ull << 48 | 63); /* -32 */
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--write") == 0) return write_mode(argv[2]);
   const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -795,7 +842,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_sha256),        cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_zstd_cli),      cmocka_unit_test(test_header_errors),
         cmocka_unit_test(test_stream_errors), cmocka_unit_test(test_truncation),
-        cmocka_unit_test(test_byte_flips),
+        cmocka_unit_test(test_byte_flips),    cmocka_unit_test(test_codec),
     };
     status = cmocka_run_group_tests(tests, NULL, NULL);
   }
