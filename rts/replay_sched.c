@@ -449,7 +449,7 @@ static void describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint3
   /* the replay events' descriptions end with how the log stores the fields; the fields
    * decoded follow here instead */
   const char *cut =
-      d && type >= LZ_EVT_RPL_SLICE && type <= LZ_EVT_RPL_WAKE ? strstr(d, " (") : NULL;
+      d && type >= LZ_EVT_RPL_SLICE && type <= LZ_EVT_RPL_JOIN ? strstr(d, " (") : NULL;
   int k = snprintf(out, n, "%.*s", cut ? (int)(cut - d) : (int)strlen(d ? d : "?"), d ? d : "?");
   if (k < 0 || (size_t)k >= n) return;
   out += k, n -= (size_t)k;

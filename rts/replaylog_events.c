@@ -229,7 +229,7 @@ int lz_replay_next_event(LzReplayReader *r, LzReplayEvent *ev) {
                          "an event of type %u runs past the end of its block (log byte %llu)", type,
                          (unsigned long long)r->block_end);
     const uint8_t *payload = p + head;
-    if (type >= LZ_EVT_RPL_SLICE && type <= LZ_EVT_RPL_WAKE && len <= sizeof r->decoded) {
+    if (type >= LZ_EVT_RPL_SLICE && type <= LZ_EVT_RPL_JOIN && len <= sizeof r->decoded) {
       LzRplCodec *c = codec_of(r, r->block_cap);
       if (!c) return rpl_fail_at(r, at, "out of memory");
       memcpy(r->decoded, payload, len);
