@@ -36,7 +36,7 @@ void lz_flags_default(LzFlags *f) {
   f->max_stack_bytes = phys / 10 * 8;
   f->initial_heap_bytes = (size_t)16 << 20; /* measured: sumeuler 6000 at -A4m spends 30-50 %
                                                of its time in 800+ collections, at -A16m 10 % */
-  f->heap_factor = 6; /* Note [Heap sizing]: queens 13 -N2, 230 -> 120 collections */
+  f->heap_factor = 8; /* Note [Heap sizing]: queens 13 -N2, 239 -> ~100 collections */
   f->eventlog_classes = LZ_EVC_DEFAULT;
   f->ncaps = 1;
   f->ctx_switch_ns = 20000000u; /* GHC's default -C0.02 */
@@ -250,7 +250,7 @@ static const char *const usage[] = {
     "            Egs: -K32k -K512k -K8M",
     "  -M<size>  Sets the maximum heap size (default unlimited)  Egs: -M256k -M1G",
     "  -A<size>  Sets the initial heap size (default 16m); -H<size> is the same",
-    "  -F<n>     Lets the heap grow to <n> times the live data (default 6; 0: off)",
+    "  -F<n>     Lets the heap grow to <n> times the live data (default 8; 0: off)",
     "",
     "  -s[<file>] Summary GC statistics (if <file> omitted, uses stderr)",
     "",
