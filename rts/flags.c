@@ -4,7 +4,8 @@
  * from what the program sees; "--RTS" ends option processing (it is removed, everything
  * after it goes to the program). The vanilla runtime understands -s[file], -K<size>,
  * -M<size>, -? and -A/-H<size> (GHC's allocation-area and heap-size hints; here both set
- * Boehm's initial heap, which decides how often it collects while live data is small). Options that exist only in other ways of building get GHC's
+ * Boehm's initial heap, which decides how often it collects while live data is small),
+ * -F<factor> (the heap's size against the live data: Note [Heap sizing]). Options that exist only in other ways of building get GHC's
  * message naming the compile flag ("the flag -N2 requires the program to be built with
  * -threaded"); anything else is "unknown RTS option". Sizes are GHC's: a number
  * (decimal point allowed) with an optional k, m, g (powers of 1024) or w (words)
@@ -36,6 +37,7 @@ void lz_flags_default(LzFlags *f) {
   f->max_stack_bytes = phys / 10 * 8;
   f->initial_heap_bytes = (size_t)16 << 20; /* measured: sumeuler 6000 at -A4m spends 30-50 %
                                                of its time in 800+ collections, at -A16m 10 % */
+  f->heap_factor = 8; /* Note [Heap sizing]: queens 13 -N2, 239 -> ~100 collections */
   f->eventlog_classes = LZ_EVC_DEFAULT;
   f->ncaps = 1;
   f->ctx_switch_ns = 20000000u; /* GHC's default -C0.02 */
@@ -190,6 +192,14 @@ static int rts_option(const char *a, LzFlags *f, char *err, size_t errlen) {
       return fail(err, errlen, "bad value for -M: %s", a + 2);
     f->max_heap_bytes = sz;
     return 0;
+  case 'F': {
+    char *end;
+    double v = strtod(a + 2, &end);
+    if (a[2] == 0 || *end || !(v == 0 || (v >= 1 && v <= 1000)))
+      return fail(err, errlen, "bad value for -F: %s (0, or 1 to 1000)", a + 2);
+    f->heap_factor = v;
+    return 0;
+  }
   case 'A':
   case 'H':
     if (!lz_parse_size(a + 2, &sz))
@@ -249,6 +259,7 @@ static const char *const usage[] = {
     "            Egs: -K32k -K512k -K8M",
     "  -M<size>  Sets the maximum heap size (default unlimited)  Egs: -M256k -M1G",
     "  -A<size>  Sets the initial heap size (default 16m); -H<size> is the same",
+    "  -F<n>     Lets the heap grow to <n> times the live data (default 8; 0: off)",
     "",
     "  -s[<file>] Summary GC statistics (if <file> omitted, uses stderr)",
     "",

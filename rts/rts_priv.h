@@ -106,6 +106,8 @@ typedef struct LzFlags {
   size_t max_heap_bytes;     /* -M (0: unlimited) */
   size_t initial_heap_bytes; /* -A / -H: Boehm's initial heap (collections happen about
                                 every third of it while live data is small) */
+  double heap_factor;        /* -F: let the heap grow to this many times the live data
+                                (Note [Heap sizing]); 0: only Boehm's own growth */
   bool eventlog;             /* -l[classes]: write an event log (eventlog way only) */
   uint32_t eventlog_classes; /* LZ_EVC_* mask, from -l's letters (default GHC's: sgpu) */
   char *eventlog_file;       /* -ol<file>: NULL for <prog>.eventlog */

@@ -20,6 +20,8 @@
 
 #include "rts_priv.h" /* gc.h, configured as every runtime file sees it */
 
+#include <gc/gc_mark.h>
+
 LzSparkHook lz_spark_hook;
 
 #define RELAXED memory_order_relaxed
@@ -53,6 +55,66 @@ static inline void trace(uint32_t cap, LzSparkEvent ev, LzSparkId id, uint32_t v
     h(cap, ev, id, victim);
 }
 
+/* ---- marking: Note [Spark pools and Boehm] ------------------------------------------ */
+
+/* Every live pool; changed and read only under Boehm's allocation lock (the mark below
+ * runs with it held and the world stopped). */
+static LzSparkPool *all_pools;
+static GC_push_other_roots_proc next_push;
+
+/* Boehm's push-other-roots hook, called while the world is stopped: the slots of indices
+ * top..bottom *inclusive* of every pool. Index bottom covers the two windows in which a
+ * spark is in a slot outside [top, bottom): the owner's pop between lowering bottom and
+ * reading the slot, and its push between writing the slot and raising bottom. Any other
+ * slot was taken (the taker holds the closure in a register or on its stack, which Boehm
+ * scans) or is empty, so a spark's thunk dies as soon as its taker drops it, and a
+ * stolen slot, which its thief cannot clear, keeps nothing alive. */
+static void GC_CALLBACK mark_pools(void) {
+  if (next_push)
+    next_push();
+  for (LzSparkPool *p = all_pools; p; p = p->next_pool) {
+    int64_t t = atomic_load_explicit(&p->top, RELAXED);
+    int64_t b = atomic_load_explicit(&p->bottom, RELAXED);
+    int64_t n = b + 1 - t, cap = p->mask + 1;
+    if (n <= 0)
+      continue;
+    if (n >= cap) {
+      GC_push_all((void *)p->slots, (void *)(p->slots + cap));
+      continue;
+    }
+    int64_t i = t & p->mask, j = (b + 1) & p->mask; /* [i, j) with wrap-around */
+    if (i < j) {
+      GC_push_all((void *)(p->slots + i), (void *)(p->slots + j));
+    } else {
+      GC_push_all((void *)(p->slots + i), (void *)(p->slots + cap));
+      if (j > 0)
+        GC_push_all((void *)p->slots, (void *)(p->slots + j));
+    }
+  }
+}
+
+static void *GC_CALLBACK register_pool(void *arg) {
+  LzSparkPool *p = arg;
+  static bool hooked;
+  if (!hooked) {
+    next_push = GC_get_push_other_roots();
+    GC_set_push_other_roots(mark_pools);
+    hooked = true;
+  }
+  p->next_pool = all_pools;
+  all_pools = p;
+  return NULL;
+}
+
+static void *GC_CALLBACK unregister_pool(void *arg) {
+  for (LzSparkPool **pp = &all_pools; *pp; pp = &(*pp)->next_pool)
+    if (*pp == arg) {
+      *pp = ((LzSparkPool *)arg)->next_pool;
+      break;
+    }
+  return NULL;
+}
+
 /* ---- creation ----------------------------------------------------------------------- */
 
 size_t lz_spark_pool_capacity(size_t requested) {
@@ -76,9 +138,10 @@ LzSparkPool *lz_spark_pool_new(uint32_t cap_no, size_t requested) {
   if (!p)
     return NULL;
   memset(p, 0, sizeof *p);
-  /* Uncollectable: never freed by Boehm and scanned as a root, so a thunk referenced
-   * only by the pool stays alive. See Note [Spark pools and Boehm]. */
-  p->slots = GC_MALLOC_UNCOLLECTABLE(capacity * sizeof(LzSparkSlot));
+  /* Never freed by Boehm and not scanned: mark_pools marks the live part, so a thunk
+   * referenced only by the pool stays alive and a taken one does not. See Note [Spark
+   * pools and Boehm]. */
+  p->slots = GC_MALLOC_ATOMIC_UNCOLLECTABLE(capacity * sizeof(LzSparkSlot));
   if (!p->slots) {
     free(p);
     return NULL;
@@ -91,12 +154,14 @@ LzSparkPool *lz_spark_pool_new(uint32_t cap_no, size_t requested) {
   atomic_init(&p->bottom, 0);
   p->mask = (int64_t)capacity - 1;
   p->cap_no = cap_no;
+  GC_call_with_alloc_lock(register_pool, p);
   return p;
 }
 
 void lz_spark_pool_free(LzSparkPool *p) {
   if (!p)
     return;
+  GC_call_with_alloc_lock(unregister_pool, p);
   GC_FREE(p->slots);
   if (p->scratch)
     GC_FREE(p->scratch);

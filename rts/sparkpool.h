@@ -76,7 +76,8 @@ typedef struct LzSparkCounters {
 typedef struct LzSparkPool {
   _Alignas(LZ_SPARK_LINE) _Atomic(int64_t) top; /* next to steal; thieves CAS it      */
   _Alignas(LZ_SPARK_LINE) _Atomic(int64_t) bottom; /* next free; written by the owner */
-  LzSparkSlot *slots;   /* capacity slots, GC_MALLOC_UNCOLLECTABLE: a Boehm root       */
+  LzSparkSlot *slots;   /* capacity slots, not scanned by Boehm: only [top, bottom] is
+                           marked (Note [Spark pools and Boehm])                       */
   int64_t mask;         /* capacity - 1 (capacity a power of two)                      */
   uint32_t cap_no;
   /* owner-private */
@@ -85,6 +86,7 @@ typedef struct LzSparkPool {
   LzSparkCounters counters; /* written only by the owner (see lz_spark_find)          */
   LzSpark *scratch;     /* lz_spark_pool_prune's buffer, uncollectable, made on demand */
   uint64_t pruned_gc;   /* Boehm's collection count at the last lz_spark_pool_prune_after_gc */
+  struct LzSparkPool *next_pool; /* every live pool, for the mark (under Boehm's lock) */
 } LzSparkPool;
 
 /* The capacity of a pool for +RTS -e<requested>: the smallest power of two strictly

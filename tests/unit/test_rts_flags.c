@@ -83,6 +83,18 @@ static void test_flags(void **state) {
   p = PARSE("+RTS", "-A");
   assert_int_equal(p.status, 1);
   assert_string_equal(p.err, "bad value for -A: ");
+  p = PARSE("+RTS", "-F2.5");
+  assert_int_equal(p.status, 0);
+  assert_true(p.flags.heap_factor == 2.5);
+  p = PARSE("+RTS", "-F0");
+  assert_true(p.flags.heap_factor == 0);
+  p = PARSE("+RTS", "-F0.5");
+  assert_int_equal(p.status, 1);
+  assert_string_equal(p.err, "bad value for -F: 0.5 (0, or 1 to 1000)");
+  p = PARSE("+RTS", "-F");
+  assert_int_equal(p.status, 1);
+  p = PARSE("+RTS", "-F3x");
+  assert_int_equal(p.status, 1);
   p = PARSE("+RTS", "-?");
   assert_int_equal(p.status, 2);
   /* defaults */
@@ -90,6 +102,7 @@ static void test_flags(void **state) {
   assert_false(p.flags.stats);
   assert_int_equal(p.flags.max_heap_bytes, 0);
   assert_int_equal(p.flags.initial_heap_bytes, 16u << 20);
+  assert_true(p.flags.heap_factor == 8);
   assert_true(p.flags.max_stack_bytes > (size_t)64 << 20);
 }
 

@@ -296,7 +296,7 @@ static void test_format(void **state) {
   assert_string_equal(buf, "  SPARKS: 0 (0 converted, 0 overflowed, 0 dud, 0 GC'd, 0 fizzled)");
 }
 
-/* ---- Boehm: the pool is a root, and does not keep taken sparks alive ------------------ */
+/* ---- Boehm: the pool's live part is marked; taken sparks, popped or stolen, are not ---- */
 
 #define GC_OBJS 400
 static GC_hidden_pointer links[GC_OBJS]; /* hidden: these do not keep the objects alive */
@@ -332,6 +332,13 @@ static __attribute__((noinline)) void gc_take_all(LzSparkPool *p, bool steal) {
     s.closure = 0;
 }
 
+static __attribute__((noinline)) void gc_steal_half(LzSparkPool *p) {
+  LzSpark s;
+  for (int i = 0; i < GC_OBJS / 2; i++)
+    assert_int_equal(lz_spark_pool_steal(p, &s), LZ_SPARK_OK);
+  s.closure = 0;
+}
+
 static void test_boehm_roots(void **state) {
   (void)state;
   lz_gc_init();
@@ -346,9 +353,24 @@ static void test_boehm_roots(void **state) {
     links[i] = 0;
   }
   gc_push_objects(p);
-  gc_take_all(p, true); /* stolen slots keep their closures until a prune */
-  assert_true(gc_alive() > GC_OBJS * 9 / 10);
-  lz_spark_pool_prune(p, false, NULL);
+  gc_take_all(p, true); /* stolen slots still hold their closures, but are not marked */
+  assert_true(gc_alive() < GC_OBJS / 10);
+  for (int i = 0; i < GC_OBJS; i++) {
+    if (links[i])
+      GC_unregister_disappearing_link((void **)&links[i]);
+    links[i] = 0;
+  }
+  /* indices 401..800 of 512 slots (the pops above ended at top 1): the live part wraps
+   * around the end of the slot array */
+  assert_int_equal(atomic_load(&p->top), 401);
+  gc_push_objects(p);
+  assert_int_equal(gc_alive(), GC_OBJS);
+  gc_steal_half(p); /* the oldest half */
+  int alive = gc_alive();
+  assert_true(alive >= GC_OBJS / 2 && alive < GC_OBJS / 2 + GC_OBJS / 10);
+  for (int i = GC_OBJS / 2; i < GC_OBJS; i++)
+    assert_true(links[i] != 0); /* the youngest half, still in the pool, all survive */
+  gc_take_all(p, false);
   assert_true(gc_alive() < GC_OBJS / 10);
   for (int i = 0; i < GC_OBJS; i++)
     if (links[i])
