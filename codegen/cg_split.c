@@ -321,6 +321,8 @@ CgLibJob *cg_library_start(CgModule *m, const char *cache_dir, const char *salt)
 
   strip(m->ctx, m->mod, owners, nfn, OWN_LIB);
   global_dce(m->mod, m->cg->tm);
+  const char *dump = getenv("LZC_MAIN_DUMP"); /* Main's part before LLVM's pipeline */
+  if (dump && *dump) LLVMPrintModuleToFile(m->mod, dump, NULL);
   return j;
 }
 
