@@ -20,6 +20,9 @@
  * Correctness does not depend on the canonical names: the cache key is the whole library
  * module, names included, and Main's part comes from the same module, so it names exactly
  * what that module defines.
+ *
+ * Before that, the definitions the precompiled base has (by identity, cg_ident.c) are taken
+ * from it: renamed to its names and dropped (mark_base, drop_base). Note [Precompiled base].
  */
 #include <ctype.h>
 #include <errno.h>
@@ -37,8 +40,8 @@
 #include "cg_priv.h"
 #include "cg_split.h"
 
-/* OWN_BASE: library code reachable from the precompiled base's roots, a part of its own
- * (Note [Precompiled base] in docs/notes/backend.md); OWN_LIB: the rest of the library. */
+/* OWN_BASE: library definitions the precompiled base has (with --make-base: all), named by
+ * identity (Note [Precompiled base] in docs/notes/backend.md); OWN_LIB: the rest. */
 typedef enum { OWN_MAIN, OWN_LIB, OWN_BASE, OWN_BOTH } Owner;
 
 typedef struct Part {

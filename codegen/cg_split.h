@@ -36,13 +36,14 @@ typedef struct CgLibObject {
 } CgLibObject;
 
 /* Moves the code of everything not in module Main (the reachable standard library, after
- * the whole-program Core optimiser) out of m into at most two parts, which another thread
- * optimises and emits, or finds: the *base*, what the roots (CgOptions.roots) reach, looked
- * up by its fingerprint in lo->base_dir then lo->cache_dir, and the rest of the library,
- * looked up in lo->cache_dir by the hash of its module's bitcode. A miss is stored in the
- * cache (the base, with make_base: in base_dir). m keeps Main's code. Returns NULL, m
- * unchanged, when there is nothing to split off. Note [Compile time] and Note [Precompiled
- * base] in docs/notes/backend.md. */
+ * the whole-program Core optimiser) out of m: the definitions the precompiled base in
+ * lo->base_dir has (same identity, cg_identities) are renamed to its names and dropped (its
+ * base.o is linked instead); the rest goes to a module of its own, which another thread
+ * optimises and emits, or finds in lo->cache_dir by the hash of its bitcode and lo->salt.
+ * With lo->make_base, all of the library is the base, built into <base_dir>/base.o with
+ * <base_dir>/manifest. m keeps Main's code. Returns NULL, m unchanged, when there is nothing
+ * to split off, or with *err set on failure. Note [Compile time] and Note [Precompiled base]
+ * in docs/notes/backend.md. */
 CgLibJob *cg_library_start(CgModule *m, const CgLibOptions *lo, char **err);
 
 /* Waits for the job; the number of objects (0-2) put in objs[] (the caller frees their paths
