@@ -175,34 +175,59 @@ static char *private_link(const char *dir, const char *path) {
   return tmp;
 }
 
+void cg_cache_key(const char *salt, int opt_level, const void *data, size_t n, char key[48]) {
+  Hash h = {0xcbf29ce484222325ULL, 0x6a09e667f3bcc908ULL};
+  char head[64];
+  snprintf(head, sizeof head, "\n-O%d\n%zu\n", opt_level, n);
+  hash_bytes(&h, salt, strlen(salt));
+  hash_bytes(&h, head, strlen(head));
+  hash_bytes(&h, data, n);
+  snprintf(key, 48, "/%016llx%016llx.o", (unsigned long long)mix(h.a),
+           (unsigned long long)mix(h.b ^ h.a));
+}
+
+static bool is_object(const char *path) {
+  struct stat st;
+  return path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+char *cg_cache_lookup(const char *sys_dir, const char *dir, const char *key, bool *sys,
+                      bool *temp) {
+  *sys = *temp = false;
+  if (sys_dir) { /* the precompiled base: never pruned, so no private link is needed */
+    char *path = fmt(sys_dir, key);
+    if (is_object(path)) return *sys = true, path;
+    free(path);
+  }
+  if (!dir) return NULL;
+  char *path = fmt(dir, key);
+  char *mine = NULL;
+  if (is_object(path)) {
+    utimes(path, NULL); /* recently used: pruned last */
+    mine = private_link(dir, path);
+  }
+  free(path);
+  if (mine) *temp = true;
+  return mine;
+}
+
 char *cg_cache_build(LLVMContextRef ctx, LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level,
-                     const char *dir, const char *salt, bool *hit, bool *temp, char **err) {
+                     const char *dir, const char *key, const char *salt, bool *hit, bool *temp,
+                     char **err) {
   *hit = *temp = false;
   char *path = NULL;
-  if (dir) {
+  char name[48];
+  if (dir && !key) {
     LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(mod);
-    size_t n = LLVMGetBufferSize(bc);
-    Hash h = {0xcbf29ce484222325ULL, 0x6a09e667f3bcc908ULL};
-    char head[64];
-    snprintf(head, sizeof head, "\n-O%d\n%zu\n", opt_level, n);
-    hash_bytes(&h, salt, strlen(salt));
-    hash_bytes(&h, head, strlen(head));
-    hash_bytes(&h, LLVMGetBufferStart(bc), n);
+    cg_cache_key(salt, opt_level, LLVMGetBufferStart(bc), LLVMGetBufferSize(bc), name);
     LLVMDisposeMemoryBuffer(bc);
-    char name[48];
-    snprintf(name, sizeof name, "/%016llx%016llx.o", (unsigned long long)mix(h.a),
-             (unsigned long long)mix(h.b ^ h.a));
-    path = fmt(dir, name);
-    struct stat st;
-    if (path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-      utimes(path, NULL); /* recently used: pruned last */
-      char *mine = private_link(dir, path);
-      if (mine) {
-        *hit = *temp = true;
-        free(path);
-        return mine;
-      }
-    }
+    key = name;
+  }
+  if (dir) {
+    bool sys;
+    char *mine = cg_cache_lookup(NULL, dir, key, &sys, temp);
+    if (mine) return *hit = true, mine;
+    path = fmt(dir, key);
   }
   /* a miss: build into a temporary file next to the entry, then rename it into place */
   char *tmp = path && make_dirs(dir) ? temp_object(dir) : NULL;

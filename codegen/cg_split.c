@@ -20,8 +20,12 @@
  * Correctness does not depend on the canonical names: the cache key is the whole library
  * module, names included, and Main's part comes from the same module, so it names exactly
  * what that module defines.
+ *
+ * Before that, the definitions the precompiled base has (by identity, cg_ident.c) are taken
+ * from it: renamed to its names and dropped (mark_base, drop_base). Note [Precompiled base].
  */
 #include <ctype.h>
+#include <errno.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -29,22 +33,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cg_parts.h"
 #include "cg_priv.h"
 #include "cg_split.h"
 
-typedef enum { OWN_MAIN, OWN_LIB, OWN_BOTH } Owner;
+/* OWN_BASE: library definitions the precompiled base has (with --make-base: all), named by
+ * identity (Note [Precompiled base] in docs/notes/backend.md); OWN_LIB: the rest. */
+typedef enum { OWN_MAIN, OWN_LIB, OWN_BASE, OWN_BOTH } Owner;
+
+typedef struct Part {
+  Owner keep;
+  char key[48];    /* the cache key ("": the hash of the part's bitcode) */
+  const char *dir; /* where it is stored (NULL: nowhere) */
+  char *path;      /* (set on the main thread when the object was found) */
+  bool hit, sys, temp;
+} Part;
 
 struct CgLibJob {
   /* in (read-only once the thread runs) */
   LLVMMemoryBufferRef bc; /* the whole module, ownership decided, library names canonical */
   Owner *owners;          /* per function, then per global, in module order (malloc) */
   int nfn, n, opt_level;
-  char *dir, *salt;
+  char *dir, *base_dir, *salt;
   /* out */
-  char *path, *err;
-  bool hit, temp;
+  Part parts[2]; /* the base, the rest of the library (keep == OWN_MAIN: nothing to build) */
+  char *err;
   pthread_t thread;
   bool threaded;
 };
@@ -93,7 +109,7 @@ static Owner owner(LLVMValueRef v, bool is_fn) {
 
 /* "Lz.Base.lex.case_wild_18414_alts" -> "Lz.Base.lex.case_wild_alts": uniques (digits after
  * '_' or '$') and LLVM's ".N" suffixes dropped (malloc). */
-static char *strip_uniques(const char *name, size_t n) {
+char *cg_strip_uniques(const char *name, size_t n) {
   char *s = malloc(n + 1);
   if (!s) abort();
   size_t k = 0;
@@ -120,14 +136,16 @@ static void set_hidden(LLVMValueRef v) {
   if (LLVMIsAGlobalVariable(v)) LLVMSetUnnamedAddress(v, LLVMNoUnnamedAddr);
 }
 
-/* Replaces the definitions of `own` by external declarations. */
-static void strip(LLVMContextRef ctx, LLVMModuleRef mod, const Owner *owners, int nfn, Owner own) {
+/* Replaces the definitions of the parts in `drop` (a set of 1 << Owner) by external
+ * declarations. */
+static void strip(LLVMContextRef ctx, LLVMModuleRef mod, const Owner *owners, int nfn,
+                  unsigned drop) {
   unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
   int i = 0;
   LLVMValueRef next, f = LLVMGetFirstFunction(mod);
   for (; i < nfn; f = next, i++) {
     next = LLVMGetNextFunction(f); /* (new declarations go to the end of the list) */
-    if (owners[i] != own) continue;
+    if (!(drop >> owners[i] & 1)) continue;
     /* LLVM-C has no deleteBody: a fresh declaration takes the uses and the name */
     char *name = strdup(name_of(f));
     LLVMValueRef d = LLVMAddFunction(mod, "", LLVMGlobalGetValueType(f));
@@ -140,7 +158,7 @@ static void strip(LLVMContextRef ctx, LLVMModuleRef mod, const Owner *owners, in
                             LLVMCreateEnumAttribute(ctx, nounwind, 0));
   }
   for (LLVMValueRef g = LLVMGetFirstGlobal(mod); g; g = LLVMGetNextGlobal(g), i++) {
-    if (owners[i] != own) continue;
+    if (!(drop >> owners[i] & 1)) continue;
     LLVMSetInitializer(g, NULL); /* a declaration now */
     set_hidden(g);
   }
@@ -172,7 +190,7 @@ static void canonical_info_names(LLVMContextRef ctx, LLVMModuleRef mod) {
     size_t n;
     const char *bytes = LLVMGetAsString(LLVMGetInitializer(str), &n);
     if (n > 0 && bytes[n - 1] == 0) n--;
-    char *canon = strip_uniques(bytes, n);
+    char *canon = cg_strip_uniques(bytes, n);
     size_t cn = strlen(canon);
     if (cn != n) {
       /* one global per distinct name, itself named after a hash of the name */
@@ -223,8 +241,7 @@ static void anonymous_locals(LLVMModuleRef mod) {
 
 static char *dup_or(char *s, const char *fallback) { return s ? s : strdup(fallback); }
 
-static void *library_thread(void *arg) {
-  CgLibJob *j = arg;
+static void build_part(CgLibJob *j, Part *part) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef lib = NULL;
   LLVMTargetMachineRef tm = cg_new_target_machine(j->opt_level, &j->err);
@@ -245,100 +262,289 @@ static void *library_thread(void *arg) {
   }
   LLVMSetModuleIdentifier(lib, "lz-library", 10);
   LLVMSetSourceFileName(lib, "lz-library", 10);
-  strip(ctx, lib, j->owners, j->nfn, OWN_MAIN);
+  strip(ctx, lib, j->owners, j->nfn, ~(1u << part->keep | 1u << OWN_BOTH));
   canonical_info_names(ctx, lib);
   global_dce(lib, tm);
   anonymous_locals(lib);
-  const char *dump = getenv("LZC_CACHE_DUMP"); /* debugging cache misses: the library part */
+  /* debugging cache misses: the library part (the base part: LZC_BASE_DUMP) */
+  const char *dump = getenv(part->keep == OWN_BASE ? "LZC_BASE_DUMP" : "LZC_CACHE_DUMP");
   if (dump && *dump) LLVMPrintModuleToFile(lib, dump, NULL);
-  j->path = cg_cache_build(ctx, lib, tm, j->opt_level, j->dir, j->salt, &j->hit, &j->temp, &j->err);
-  if (!j->path) j->err = dup_or(j->err, "unknown error");
+  part->path =
+      cg_cache_build(ctx, lib, tm, j->opt_level, part->dir, part->key[0] ? part->key : NULL,
+                     j->salt, &part->hit, &part->temp, &j->err);
+  if (!part->path) j->err = dup_or(j->err, "unknown error");
 done:
   if (lib) LLVMDisposeModule(lib);
   if (tm) LLVMDisposeTargetMachine(tm);
   LLVMContextDispose(ctx);
+}
+
+static void *library_thread(void *arg) {
+  CgLibJob *j = arg;
+  for (int i = 0; i < 2 && !j->err; i++)
+    if (j->parts[i].keep != OWN_MAIN && !j->parts[i].path) build_part(j, &j->parts[i]);
   return NULL;
 }
 
 /* ---- the main thread ----------------------------------------------------------------------- */
 
-CgLibJob *cg_library_start(CgModule *m, const char *cache_dir, const char *salt) {
-  int n = 0, nfn = 0, nlib = 0;
-  for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f; f = LLVMGetNextFunction(f))
-    nfn++;
-  n = nfn;
-  for (LLVMValueRef g = LLVMGetFirstGlobal(m->mod); g; g = LLVMGetNextGlobal(g))
-    n++;
-  Owner *owners = calloc((size_t)n + 1, sizeof *owners);
-  if (!owners) return NULL;
+/* The rest of the library's definitions get canonical names: without uniques, numbered among
+ * those with the same name in module order ("Data.List.sortBy.0"). `seen` counts per name. */
+static void canonical_name(LLVMValueRef v, CgMap *seen) {
+  set_hidden(v);
+  char *base = cg_strip_uniques(name_of(v), strlen(name_of(v)));
+  Sym key = lz_sym(base);
+  intptr_t k = (intptr_t)cg_map_get(seen, key);
+  cg_map_put(seen, key, (void *)(k + 1));
+  char *c = lz_fmt("%s.%d", base, (int)k);
+  free(base);
+  LLVMSetValueName2(v, c, strlen(c));
+}
+
+/* Owners in module order (per function, then per global) of m; `*nfn` functions. */
+static Owner *module_owners(LLVMModuleRef mod, const CgMap *known, int *nfn, int *n) {
+  *nfn = *n = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+    ++*nfn;
+  *n = *nfn;
+  for (LLVMValueRef g = LLVMGetFirstGlobal(mod); g; g = LLVMGetNextGlobal(g))
+    ++*n;
+  Owner *owners = calloc((size_t)*n + 1, sizeof *owners);
+  if (!owners) abort();
+  int i = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f), i++) {
+    intptr_t k = known ? (intptr_t)cg_map_get(known, f) : 0;
+    owners[i] = k ? (Owner)(k - 1) : LLVMIsDeclaration(f) ? OWN_BOTH : owner(f, true);
+  }
+  for (LLVMValueRef g = LLVMGetFirstGlobal(mod); g; g = LLVMGetNextGlobal(g), i++) {
+    intptr_t k = known ? (intptr_t)cg_map_get(known, g) : 0;
+    owners[i] = k ? (Owner)(k - 1) : LLVMIsDeclaration(g) ? OWN_BOTH : owner(g, false);
+  }
+  return owners;
+}
+
+/* Drops the base's definitions from the module (found precompiled or cached: no part needs
+ * them) and returns the owners of what is left. */
+static Owner *drop_base(CgModule *m, Owner *owners, int *nfn, int *n) {
+  CgMap known = {0};
   int i = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f; f = LLVMGetNextFunction(f), i++)
-    owners[i] = LLVMIsDeclaration(f) ? OWN_BOTH : owner(f, true);
+    if (owners[i] != OWN_BASE) cg_map_put(&known, f, (void *)(intptr_t)(owners[i] + 1));
   for (LLVMValueRef g = LLVMGetFirstGlobal(m->mod); g; g = LLVMGetNextGlobal(g), i++)
-    owners[i] = LLVMIsDeclaration(g) ? OWN_BOTH : owner(g, false);
-  for (i = 0; i < n; i++)
-    nlib += owners[i] == OWN_LIB;
-  if (nlib == 0) {
+    cg_map_put(&known, g, (void *)(intptr_t)((owners[i] == OWN_BASE ? OWN_BOTH : owners[i]) + 1));
+  strip(m->ctx, m->mod, owners, *nfn, 1u << OWN_BASE);
+  free(owners);
+  return module_owners(m->mod, &known, nfn, n);
+}
+
+/* ---- the precompiled base's manifest: which identities its object defines ----------------- */
+
+static int cmp_ident(const void *x, const void *y) {
+  const CgIdent *p = x, *q = y;
+  return p->a != q->a ? (p->a < q->a ? -1 : 1) : p->b != q->b ? (p->b < q->b ? -1 : 1) : 0;
+}
+
+/* The first line of a manifest: the base is used only by the compiler and flags that made it. */
+static char *manifest_head(const char *salt, int opt_level) {
+  char key[48];
+  cg_cache_key(salt, opt_level, "lz-base", 7, key);
+  return lz_fmt("lz-base 1 %.32s\n", key + 1);
+}
+
+/* The sorted identities of `<dir>/manifest`, if it was made by this compiler with these flags
+ * and `<dir>/base.o` is there; else none (*n = 0). */
+static CgIdent *read_manifest(const char *dir, const char *salt, int opt_level, int *n) {
+  *n = 0;
+  struct stat st;
+  if (stat(lz_fmt("%s/base.o", dir), &st) != 0 || st.st_size == 0) return NULL;
+  FILE *f = fopen(lz_fmt("%s/manifest", dir), "r");
+  if (!f) return NULL;
+  char line[128];
+  LZ_VEC(CgIdent) ids = {0};
+  if (fgets(line, sizeof line, f) && strcmp(line, manifest_head(salt, opt_level)) == 0) {
+    unsigned long long a, b;
+    while (fgets(line, sizeof line, f))
+      if (sscanf(line, "%16llx%16llx", &a, &b) == 2) LZ_PUSH(ids, ((CgIdent){a, b, true}));
+  }
+  fclose(f);
+  qsort(ids.data, (size_t)ids.len, sizeof *ids.data, cmp_ident);
+  *n = ids.len;
+  return ids.data;
+}
+
+static bool write_manifest(const char *dir, const char *salt, int opt_level, const CgIdent *ids,
+                           int n) {
+  char *path = lz_fmt("%s/manifest", dir), *tmp = lz_fmt("%s/manifest.tmp", dir);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return false;
+  fputs(manifest_head(salt, opt_level), f);
+  for (int i = 0; i < n; i++)
+    fprintf(f, "%016llx%016llx\n", (unsigned long long)ids[i].a, (unsigned long long)ids[i].b);
+  return fclose(f) == 0 && rename(tmp, path) == 0;
+}
+
+/* The library's definitions that the base defines (with make_base: all of them) become
+ * OWN_BASE, named after their identities; returns how many. */
+static int mark_base(LLVMModuleRef mod, Owner *owners, const CgLibOptions *lo, int opt_level,
+                     char **err) {
+  LZ_VEC(LLVMValueRef) vals = {0};
+  LZ_VEC(int) pos = {0};
+  int i = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f), i++)
+    if (owners[i] == OWN_LIB) {
+      LZ_PUSH(vals, f);
+      LZ_PUSH(pos, i);
+    }
+  for (LLVMValueRef g = LLVMGetFirstGlobal(mod); g; g = LLVMGetNextGlobal(g), i++)
+    if (owners[i] == OWN_LIB) {
+      LZ_PUSH(vals, g);
+      LZ_PUSH(pos, i);
+    }
+  int nman = 0;
+  CgIdent *man = lo->make_base ? NULL : read_manifest(lo->base_dir, lo->salt, opt_level, &nman);
+  if (lo->make_base) unlink(lz_fmt("%s/base.o", lo->base_dir)); /* (never an old one) */
+  if (vals.len == 0 || (!lo->make_base && nman == 0)) return 0;
+  CgIdent *ids = malloc((size_t)vals.len * sizeof *ids);
+  if (!ids) abort();
+  cg_identities(vals.data, vals.len, ids);
+  LZ_VEC(CgIdent) made = {0};
+  CgMap taken = {0}; /* identity (its first half) -> the definition named after it */
+  CgMap seen_names = {0};
+  int nbase = 0;
+  for (int k = 0; k < vals.len; k++) {
+    LLVMValueRef v = vals.data[k];
+    bool in =
+        ids[k].ok && (lo->make_base || bsearch(&ids[k], man, (size_t)nman, sizeof *man, cmp_ident));
+    LLVMValueRef twin = in ? cg_map_get(&taken, (void *)(uintptr_t)ids[k].a) : NULL;
+    if (twin) { /* the same code twice (bisimilar): one stands for both, the other is dead */
+      LLVMReplaceAllUsesWith(v, twin);
+      owners[pos.data[k]] = OWN_BASE;
+      continue;
+    }
+    if (!in && !lo->make_base) continue;
+    owners[pos.data[k]] = OWN_BASE;
+    nbase++;
+    set_hidden(v);
+    char *base = cg_strip_uniques(name_of(v), strlen(name_of(v)));
+    char *c;
+    if (in) {
+      cg_map_put(&taken, (void *)(uintptr_t)ids[k].a, v);
+      LZ_PUSH(made, ids[k]);
+      c = lz_fmt("%s.%016llx%016llx", base, (unsigned long long)ids[k].a,
+                 (unsigned long long)ids[k].b);
+    } else { /* (make_base, no identity: in the base, which must define all it uses) */
+      Sym key = lz_sym(base);
+      intptr_t ord = (intptr_t)cg_map_get(&seen_names, key);
+      cg_map_put(&seen_names, key, (void *)(ord + 1));
+      c = lz_fmt("%s.b%d", base, (int)ord);
+    }
+    free(base);
+    LLVMSetValueName2(v, c, strlen(c));
+  }
+  if (getenv("LZC_TIMINGS")) /* (how much of the library the base has) */
+    fprintf(stderr, "lzc: base has %d of %d library definitions%s\n", nbase, vals.len,
+            lo->make_base ? " (making it)" : "");
+  free(ids);
+
+  if (lo->make_base && !write_manifest(lo->base_dir, lo->salt, opt_level, made.data, made.len)) {
+    *err = lz_fmt("cannot write %s/manifest: %s", lo->base_dir, strerror(errno));
+    return -1;
+  }
+  return nbase;
+}
+
+CgLibJob *cg_library_start(CgModule *m, const CgLibOptions *lo, char **err) {
+  int n, nfn, nlib = 0;
+  Owner *owners = module_owners(m->mod, NULL, &nfn, &n);
+  int opt_level = m->cg->opts.opt_level;
+  int nbase = lo->base_dir ? mark_base(m->mod, owners, lo, opt_level, err) : 0;
+  if (nbase < 0) {
     free(owners);
     return NULL;
   }
-  /* exports both ways, and canonical names for the library's definitions (ordinals in module
-   * order), before the module is copied, so both parts agree on them */
-  int ord = 0;
-  i = 0;
+  for (int i = 0; i < n; i++)
+    nlib += owners[i] == OWN_LIB;
+  if (nlib == 0 && nbase == 0) {
+    free(owners);
+    return NULL;
+  }
+  /* exports both ways, and canonical names for the rest of the library's definitions, before
+   * the module is copied, so that all parts agree on them */
+  CgMap seen_names = {0};
+  int i = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(m->mod); f; f = LLVMGetNextFunction(f), i++) {
     if (owners[i] == OWN_MAIN && !LLVMIsDeclaration(f)) {
       CgMap seen = {0};
       if (used_by(f, &seen) & 2) set_hidden(f);
     } else if (owners[i] == OWN_LIB) {
-      set_hidden(f);
-      char *base = strip_uniques(name_of(f), strlen(name_of(f)));
-      char *c = lz_fmt("%s.%d", base, ord++);
-      free(base);
-      LLVMSetValueName2(f, c, strlen(c));
+      canonical_name(f, &seen_names);
     }
   }
   for (LLVMValueRef g = LLVMGetFirstGlobal(m->mod); g; g = LLVMGetNextGlobal(g), i++)
-    if (owners[i] == OWN_LIB) {
-      set_hidden(g);
-      char *base = strip_uniques(name_of(g), strlen(name_of(g)));
-      char *c = lz_fmt("%s.%d", base, ord++);
-      free(base);
-      LLVMSetValueName2(g, c, strlen(c));
-    }
+    if (owners[i] == OWN_LIB) canonical_name(g, &seen_names);
 
   CgLibJob *j = calloc(1, sizeof *j);
   if (!j) abort();
-  j->bc = LLVMWriteBitcodeToMemoryBuffer(m->mod);
+  j->opt_level = opt_level;
+  j->dir = lo->cache_dir ? strdup(lo->cache_dir) : NULL;
+  j->base_dir = lo->base_dir ? strdup(lo->base_dir) : NULL;
+  j->salt = strdup(lo->salt ? lo->salt : "");
+  Part *base = &j->parts[0];
+  base->keep = nbase ? OWN_BASE : OWN_MAIN;
+  if (nbase && lo->make_base) { /* built into <base_dir>/base.o */
+    base->dir = j->base_dir;
+    strcpy(base->key, "/base.o");
+  } else if (nbase) { /* the precompiled object: no part needs the definitions */
+    base->path = strdup(lz_fmt("%s/base.o", lo->base_dir));
+    base->hit = base->sys = true;
+    owners = drop_base(m, owners, &nfn, &n);
+  }
+  j->parts[1].keep = nlib ? OWN_LIB : OWN_MAIN;
+  j->parts[1].dir = j->dir;
   j->owners = owners;
   j->nfn = nfn;
   j->n = n;
-  j->opt_level = m->cg->opts.opt_level;
-  j->dir = cache_dir ? strdup(cache_dir) : NULL;
-  j->salt = strdup(salt ? salt : "");
-  /* on a machine that cannot make a thread, the work is done in cg_library_finish */
-  j->threaded = pthread_create(&j->thread, NULL, library_thread, j) == 0;
-
-  strip(m->ctx, m->mod, owners, nfn, OWN_LIB);
+  if (nlib || (nbase && !base->path)) {
+    j->bc = LLVMWriteBitcodeToMemoryBuffer(m->mod);
+    /* on a machine that cannot make a thread, the work is done in cg_library_finish */
+    j->threaded = pthread_create(&j->thread, NULL, library_thread, j) == 0;
+  }
+  strip(m->ctx, m->mod, owners, nfn, ~(1u << OWN_MAIN | 1u << OWN_BOTH));
   global_dce(m->mod, m->cg->tm);
+  const char *dump = getenv("LZC_MAIN_DUMP"); /* Main's part before LLVM's pipeline */
+  if (dump && *dump) LLVMPrintModuleToFile(m->mod, dump, NULL);
   return j;
 }
 
-const char *cg_library_finish(CgLibJob *j, bool *hit, bool *temp, char **err) {
+int cg_library_finish(CgLibJob *j, CgLibObject *objs, char **err) {
   if (j->threaded)
     pthread_join(j->thread, NULL);
-  else
+  else if (j->bc)
     library_thread(j);
-  const char *path = j->path ? lz_strdup(j->path) : NULL;
-  *hit = j->hit;
-  *temp = j->temp;
-  if (!path && err) *err = lz_strdup(j->err ? j->err : "unknown error");
-  LLVMDisposeMemoryBuffer(j->bc);
+  int n = 0;
+  if (j->err) {
+    if (err) *err = lz_strdup(j->err);
+    n = -1;
+  }
+  for (int i = 0; i < 2; i++) {
+    Part *p = &j->parts[i];
+    if (!p->path) continue;
+    if (n < 0) { /* (a failure: a temporary object is not needed) */
+      if (p->temp) unlink(p->path);
+    } else {
+      objs[n].path = lz_strdup(p->path);
+      objs[n].base = i == 0;
+      objs[n].how = p->sys ? CG_OBJ_PRECOMPILED : p->hit ? CG_OBJ_CACHED : CG_OBJ_BUILT;
+      objs[n++].temp = p->temp;
+    }
+    free(p->path);
+  }
+  if (j->bc) LLVMDisposeMemoryBuffer(j->bc);
   free(j->owners);
   free(j->dir);
+  free(j->base_dir);
   free(j->salt);
-  free(j->path);
   free(j->err);
   free(j);
-  return path;
+  return n;
 }

@@ -70,6 +70,7 @@ typedef struct Opt {
   int inline_depth;     /* nesting of inlined bodies being simplified */
   int depth;            /* expression nesting (recursion guard) */
   bool deep;            /* the current binding is too deep: stop transforming */
+  bool in_main;         /* the current binding is the program's, not the standard library's */
   CoreTyCon *unit_tc;
   void *spec_state;     /* opt_spec.c: specialisations made so far */
   CoreDataCon *int_con, *dbl_con, *char_con; /* I#, D#, C# (NULL if absent) */

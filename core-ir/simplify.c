@@ -20,6 +20,7 @@
  * (no work moves across a cost centre; see Note [Core optimiser]). Lets float out of
  * a let's right-hand side only when that exposes a value, never out of an scc.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "opt_priv.h"
@@ -89,8 +90,36 @@ static const CoreExpr *under_lams(const CoreExpr *e) {
   return e;
 }
 
+static bool library_var(const CoreVar *v) { return v->module && strcmp(v->module, "Main") != 0; }
+
+/* A function argument worth specialising the callee's body on: a lambda, or a (partial
+ * application of a) known global function. */
+static bool interesting_arg(Opt *O, const CoreExpr *a) {
+  while (a && (a->kind == CE_APP || a->kind == CE_TYAPP || a->kind == CE_CAST))
+    a = a->kind == CE_CAST ? a->body : a->fn;
+  if (!a) return false;
+  if (a->kind == CE_LAM) return true;
+  if (a->kind != CE_VAR || !a->var->global) return false;
+  OptVarInfo *vi = core_opt_vvi(O, a->var);
+  return vi->gbind && core_opt_is_lambda(vi->gbind->rhs);
+}
+
+/* May a used-once global be inlined whatever its size (up to INLINE_ONCE_SIZE)? Not a standard
+ * library global into library code: the library's code must not depend on how often the
+ * program uses a function (Note [Precompiled base] in docs/notes/backend.md); into Main's code
+ * only when an argument is a function the body can be specialised on (sortBy with compare),
+ * not cold code such as `read` at one type, which would make Main's code large. */
+static bool once_ok(Opt *O, CoreVar *v, int n, CoreExpr **args) {
+  if (getenv("LZC_ONCE_LIB")) return true; /* (experiments: the old rule) */
+  if (!v->global || !library_var(v)) return true;
+  if (!O->in_main) return false;
+  for (int i = 0; i < n; i++)
+    if (args[i] && interesting_arg(O, args[i])) return true;
+  return false;
+}
+
 /* The unfolding to inline for a call of v with nval value arguments, or NULL. */
-static CoreExpr *inline_candidate(Opt *O, CoreVar *v, int nval) {
+static CoreExpr *inline_candidate(Opt *O, CoreVar *v, int nval, int n, CoreExpr **args) {
   if (O->deep || O->inline_depth >= MAX_INLINE_DEPTH) return NULL;
   OptVarInfo *vi = core_opt_vvi(O, v);
   CoreExpr *unf;
@@ -111,7 +140,8 @@ static CoreExpr *inline_candidate(Opt *O, CoreVar *v, int nval) {
   if (vi->flags & VI_WRAPPER) return nval >= arity ? unf : NULL;
   int size = core_opt_size(under_lams(unf), INLINE_ONCE_SIZE + 1);
   if (size > O->inline_budget) return NULL;
-  if (vi->occ == 1 && size <= INLINE_ONCE_SIZE && nval >= arity) return unf;
+  if (vi->occ == 1 && size <= INLINE_ONCE_SIZE && nval >= arity && once_ok(O, v, n, args))
+    return unf;
   if (size <= INLINE_TINY) return unf;
   if (nval < arity) return NULL;
   return size <= INLINE_SIZE + INLINE_ARG_BONUS * nval ? unf : NULL;
@@ -204,7 +234,7 @@ static CoreExpr *rebuild_app(Opt *O, CoreExpr *hd, int n, CoreExpr **args, CoreT
     case CE_VAR: {
       int nval = 0;
       for (int k = i; k < n; k++) nval += args[k] != NULL;
-      CoreExpr *unf = inline_candidate(O, hd->var, nval);
+      CoreExpr *unf = inline_candidate(O, hd->var, nval, n - i, args + i);
       if (!unf) goto done;
       OptVarInfo *vi = core_opt_vvi(O, hd->var);
       if (hd->var->global) O->st.inline_global++;
@@ -479,6 +509,7 @@ int core_opt_simplify_program(Opt *O) {
       CoreBind *b = &grp->binds[i];
       if (core_opt_vvi(O, b->var)->flags & VI_NOINLINE) continue;
       O->inline_budget = BINDING_BUDGET;
+      O->in_main = !library_var(b->var);
       O->inline_depth = 0;
       O->depth = 0;
       O->deep = false;

@@ -10,6 +10,7 @@
  * a thread with a large stack, so deeply nested (but valid) programs are limited by
  * memory rather than by the default 8 MB C stack.
  */
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -36,6 +37,8 @@ typedef struct Options {
   bool threaded, replay, prof, eventlog, debug_info;
   bool dump_core, dump_stg, dump_llvm, no_lint;
   bool lint_passes, opt_stats; /* --lint-passes, --opt-stats: Core optimiser (core-ir/opt.c) */
+  const char *make_base;       /* --make-base DIR: build the precompiled base there */
+  const char *base_dir;        /* the precompiled base (NULL: none) */
   const char *output;
   const char *input;
   FeOptions fe;
@@ -67,6 +70,8 @@ static void print_help(void) {
          "  --no-lint            do not run the Core linter\n"
          "  --lint-passes        lint Core after every optimiser pass\n"
          "  --opt-stats          print what the Core optimiser did (stderr)\n"
+         "  --make-base DIR      make DIR a precompiled base: the standard library code this\n"
+         "                       program uses (the build makes lzc-base from driver/base.lz)\n"
          "  --print-libdir       print the standard library directory and exit\n"
          "  --version            print the version and exit\n"
          "  --help               print this help and exit\n"
@@ -75,7 +80,8 @@ static void print_help(void) {
          "the lzc executable, else %s.\n"
          "The compiled standard library code is cached in $LZC_CACHE_DIR, else\n"
          "$XDG_CACHE_HOME/lz, else ~/.cache/lz (LZC_CACHE=0: no cache; LZC_CACHE_MB: size,\n"
-         "default 256).\n"
+         "default 256). A precompiled base of it is looked for in $LZC_BASE_DIR, else\n"
+         "lzc-base next to lzc, else ../share/lz/base (LZC_BASE=0: none).\n"
          "Exit status: 0 success, 1 errors in the program, 2 not implemented yet,\n"
          "3 internal compiler error.\n",
          LZ_STDLIB_DIR);
@@ -165,6 +171,9 @@ static int parse_args(int argc, char **argv, Options *o) {
       o->lint_passes = true;
     } else if (strcmp(a, "--opt-stats") == 0) {
       o->opt_stats = true;
+    } else if (strcmp(a, "--make-base") == 0) {
+      if (i + 1 >= argc) return bad_usage("missing argument for flag: ", a);
+      o->make_base = argv[++i];
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "-i") == 0) {
       if (i + 1 >= argc) return bad_usage("missing argument for flag: ", a);
       if (a[1] == 'o') o->output = argv[++i];
@@ -238,10 +247,33 @@ static const char *cache_salt(const Options *o) {
                 level ? level : "-");
 }
 
+/* The precompiled base (Note [Precompiled base] in docs/notes/backend.md): --make-base's
+ * directory, else $LZC_BASE_DIR, else lzc-base next to the executable (the build tree), else
+ * ../share/lz/base; none with LZC_BASE=0 or when there is none. */
+static void find_base(Options *o) {
+  const char *off = getenv("LZC_BASE");
+  const char *dir = o->make_base;
+  if (!dir && off && strcmp(off, "0") == 0) return;
+  if (!dir) dir = getenv("LZC_BASE_DIR");
+  const char *exe = exe_dir();
+  if (!(dir && *dir) && exe) {
+    dir = lz_fmt("%s/lzc-base", exe);
+    if (!is_dir(dir)) dir = lz_fmt("%s/../share/lz/base", exe);
+  }
+  if (o->make_base && !is_dir(dir) && mkdir(dir, 0777) != 0) return;
+  if (dir && is_dir(dir)) o->base_dir = dir;
+}
+
+/* Whether the library is split off (Note [Compile time]): not with -prof or -replay, whose
+ * modules have program-wide tables (cost centres, source locations), nor with LZC_SPLIT=0. */
+static bool splits(const Options *o) {
+  const char *split = getenv("LZC_SPLIT");
+  return !(o->prof || o->replay || (split && strcmp(split, "0") == 0));
+}
+
 /* STG, then LLVM IR (printed for --dump-llvm, which stops there like the other dumps), then
  * an object in a temporary file, linked with the runtime into the executable. */
 static int generate_code(Options *o, CoreProgram *core) {
-  phase_time(NULL);
   StgProgram *stg = stg_from_core(core);
   if (!stg) return lz_error_count() > 0 ? EXIT_USER_ERROR : EXIT_INTERNAL;
   if (!o->no_lint && stg_lint_program(stg, "core to stg") > 0) {
@@ -301,12 +333,17 @@ static int generate_code(Options *o, CoreProgram *core) {
   }
   close(fd);
   /* Note [Compile time] (docs/notes/backend.md): the reachable library's code is split off
-   * and compiled on a second thread, or taken from the cache, while this one does Main's.
-   * Not with -prof or -replay, whose modules have program-wide tables (cost centres, source
-   * locations), nor with LZC_SPLIT=0. */
-  const char *split = getenv("LZC_SPLIT");
-  bool no_split = o->prof || o->replay || (split && strcmp(split, "0") == 0);
-  CgLibJob *lib = no_split ? NULL : cg_library_start(m, cg_cache_dir(), cache_salt(o));
+   * and compiled on a second thread, or taken from the precompiled base or the cache, while
+   * this one does Main's. */
+  CgLibOptions lo = {cg_cache_dir(), o->base_dir, o->make_base != NULL, cache_salt(o)};
+  char *lerr = NULL;
+  CgLibJob *lib = splits(o) ? cg_library_start(m, &lo, &lerr) : NULL;
+  if (lerr) {
+    fprintf(stderr, "lzc: error: %s\n", lerr);
+    cg_dispose(m);
+    unlink(obj);
+    return EXIT_USER_ERROR;
+  }
   if (lib) phase_time("split");
   bool ok = cg_optimize(m, o->opt_level, &msg);
   phase_time("optimise");
@@ -315,30 +352,36 @@ static int generate_code(Options *o, CoreProgram *core) {
     fprintf(stderr, "lzc: internal error: LLVM could not emit the object: %s\n", msg);
   cg_dispose(m);
   phase_time("emit");
-  const char *lib_obj = NULL;
-  bool lib_temp = false;
+  const char *objs[3] = {obj, NULL, NULL};
+  CgLibObject lobj[2];
+  int nlib = 0;
   if (lib) { /* (waited for even after a failure: it may be writing to the cache) */
-    bool hit = false;
     char *lmsg = NULL;
-    lib_obj = cg_library_finish(lib, &hit, &lib_temp, &lmsg);
-    phase_time(hit ? "library (cached)" : "library");
-    if (!lib_obj && ok) {
+    nlib = cg_library_finish(lib, lobj, &lmsg);
+    bool all_found = nlib > 0;
+    for (int i = 0; i < nlib; i++) {
+      objs[1 + i] = lobj[i].path;
+      all_found = all_found && lobj[i].how != CG_OBJ_BUILT;
+    }
+    phase_time(all_found ? "library (cached)" : "library");
+    if (nlib < 0 && ok) {
       fprintf(stderr, "lzc: internal error: the library part could not be compiled: %s\n", lmsg);
       ok = false;
     }
+    static const char *const how[] = {"built", "cached", "precompiled"};
+    if (getenv("LZC_TIMINGS"))
+      for (int i = 0; i < nlib; i++)
+        fprintf(stderr, "lzc: %s object %s (%s)\n", lobj[i].base ? "base" : "library",
+                lobj[i].path, how[lobj[i].how]);
   }
-  if (ok) {
-    const char *objs[2] = {obj, lib_obj};
-    if (!cg_link_objects(objs, lib_obj ? 2 : 1, output, rts, &msg)) {
-      fprintf(stderr, "lzc: error: %s\n", msg);
-      unlink(obj);
-      if (lib_temp) unlink(lib_obj);
-      return EXIT_USER_ERROR;
-    }
-  }
+  bool linked = ok && cg_link_objects(objs, 1 + (nlib > 0 ? nlib : 0), output, rts, &msg);
+  if (ok && !linked) fprintf(stderr, "lzc: error: %s\n", msg);
   unlink(obj);
-  if (lib_temp) unlink(lib_obj);
+  for (int i = 0; i < nlib; i++)
+    if (lobj[i].temp) unlink(lobj[i].path);
   phase_time("link");
+  if (ok && o->make_base) chmod(lz_fmt("%s/base.o", o->base_dir), 0644); /* (shared) */
+  if (ok && !linked) return EXIT_USER_ERROR;
   return ok ? 0 : EXIT_INTERNAL;
 }
 
@@ -349,7 +392,16 @@ static int compile(Options *o) {
   }
   o->fe.stdlib_dir = find_stdlib();
   o->fe.lint = !o->no_lint;
+  phase_time(NULL);
   CoreProgram *core = fe_compile(o->input, &o->fe);
+  phase_time("front end");
+  if (splits(o) && !o->dump_core && !o->dump_stg && !o->dump_llvm) find_base(o);
+  if (o->make_base && !o->base_dir) {
+    fprintf(stderr, "lzc: error: --make-base %s: cannot make the directory, or -prof, -replay, "
+                    "a dump or LZC_SPLIT=0\n",
+            o->make_base);
+    return EXIT_USER_ERROR;
+  }
   if (lz_error_count() > 0) return EXIT_USER_ERROR;
   if (!core) {
     fprintf(stderr, "lzc: internal error: the front end failed without reporting an error "
@@ -363,6 +415,7 @@ static int compile(Options *o) {
   /* ---- Core optimiser (core-ir/opt.c): -O1/-O2 ---------------------------------------- */
   if (o->opt_level > 0) {
     core = core_optimise(core, o->opt_level, o->lint_passes && !o->no_lint);
+    phase_time("core optimiser");
     if (o->opt_stats) core_opt_print_stats(stderr);
     if (!o->no_lint && core_lint_program(core, "optimiser") > 0) {
       fprintf(stderr, "lzc: internal error: Core lint failed after optimisation (please report)\n");
