@@ -55,8 +55,9 @@ static void gmp_free(void *p, size_t n) {
  * (queens 13 at -N2: 230 collections of ~8 MB, 57 % of the run). Like GHC's -F, we let the
  * heap grow to F times the live data: every LIVE_EVERY-th collection counts the marked
  * bytes and, if F times that is well above the heap, asks for the difference (at most a
- * doubling per step, and at most 1 GiB more than the live data), which the next allocation slow path requests from Boehm (expanding
- * takes Boehm's lock, held here). Measuring costs about a millisecond per 20 MB of heap. */
+ * doubling per step, and at most 1 GiB more than the live data), which the next
+ * allocation slow path requests from Boehm (expanding takes Boehm's lock, held here).
+ * Measuring costs about a millisecond per 20 MB of heap. */
 enum { LIVE_EVERY = 16 };
 #define HEAP_EXTRA_MAX (1024.0 * 1024 * 1024) /* free space beyond the live data: 1 GiB */
 static _Atomic size_t heap_want; /* grow the heap to this at the next slow path; 0: no */
