@@ -353,7 +353,72 @@ typedef struct Push {
   CoreVar *self2;
   int fused;     /* [] and : replaced, producer calls fused */
   CoreVar **cur; /* the consumer's extra arguments here (variables) */
+  int lead;      /* the producer's parameter that self2 takes first */
+  bool *drop;    /* by self2's parameter order: static, bound outside self2 instead */
 } Push;
+
+/* Clears st[i] unless every use of self in e is a call `self @.. a1 .. an` whose i-th
+ * argument is ps[i] itself: the static arguments of a recursive producer, which its
+ * fused copy takes from its scope rather than as parameters (filter's predicate, the
+ * bound of eftIntGo), so that a later simplification sees what they are. */
+static void static_args(CoreExpr *e, const CoreVar *self, CoreVar **ps, int n, bool *st) {
+  if (!e) return;
+  Spine sp;
+  if (e->kind == CE_APP && spine_of(e, &sp) && sp.head == self) {
+    for (int i = 0; i < n; i++)
+      if (sp.args.len != n || sp.args.data[i]->kind != CE_VAR || sp.args.data[i]->var != ps[i])
+        st[i] = false;
+    for (int i = 0; i < sp.args.len; i++)
+      static_args(sp.args.data[i], self, ps, n, st);
+    return;
+  }
+  switch (e->kind) {
+  case CE_VAR:
+    if (e->var == self) memset(st, 0, sizeof *st * (size_t)n);
+    return;
+  case CE_LIT: return;
+  case CE_APP:
+    static_args(e->fn, self, ps, n, st);
+    static_args(e->arg, self, ps, n, st);
+    return;
+  case CE_TYAPP: static_args(e->fn, self, ps, n, st); return;
+  case CE_LAM:
+  case CE_TYLAM:
+  case CE_CAST:
+  case CE_SCC: static_args(e->body, self, ps, n, st); return;
+  case CE_LET:
+    static_args(e->body, self, ps, n, st);
+    for (int i = 0; i < e->nbinds; i++)
+      static_args(e->binds[i].rhs, self, ps, n, st);
+    return;
+  case CE_CASE:
+    static_args(e->body, self, ps, n, st);
+    for (int i = 0; i < e->nalts; i++)
+      static_args(e->alts[i].rhs, self, ps, n, st);
+    return;
+  case CE_CON:
+  case CE_PRIMOP:
+    for (int i = 0; i < e->nargs; i++)
+      static_args(e->args[i], self, ps, n, st);
+    return;
+  }
+}
+
+/* The index of the parameter that body scrutinises at its top (0 when none). */
+static int lead_param(CoreVar **ps, int n, const CoreExpr *body) {
+  if (body->kind != CE_CASE || body->body->kind != CE_VAR) return 0;
+  for (int i = 0; i < n; i++)
+    if (ps[i] == body->body->var) return i;
+  return 0;
+}
+
+/* Moves element i of a pointer array to the front, keeping the others' order. */
+static void rotate_to_front(void *arr, int i) {
+  void **a = arr;
+  void *x = a[i];
+  memmove(a + 1, a, sizeof *a * (size_t)i);
+  a[0] = x;
+}
 
 static CoreExpr *push(Fuse *F, Push *P, CoreExpr *e);
 
@@ -377,14 +442,35 @@ static CoreExpr *fuse_producer(Fuse *F, Push *outer, Spine *s) {
     LZ_PUSH(ps, body->var);
     body = body->body;
   }
+  /* The new loop takes the parameter the producer's body scrutinises first, so that the
+   * loop is itself a consumer of that list and a later round can fuse it with that list's
+   * producer (length (filter p [1 .. n]): lenAcc into filter, then that loop into
+   * eftIntGo). */
+  int lead = lead_param(ps.data, ps.len, body);
+  bool *drop = LZ_NEW_ARRAY(bool, ps.len + 1);
+  for (int i = 0; i < ps.len; i++)
+    drop[i] = i != lead;
+  static_args(body, s->head, ps.data, ps.len, drop);
+  bool keep = drop[lead];
+  memmove(drop + 1, drop, sizeof *drop * (size_t)lead);
+  drop[0] = keep;
+  rotate_to_front(ps.data, lead);
   Consumer *c = outer->c;
   CoreVar **as = fresh_like(c->as, c->m);
   CoreType *t = c->res;
   for (int i = c->m - 1; i >= 0; i--)
     t = core_type_fun(as[i]->type, t);
   for (int i = ps.len - 1; i >= 0; i--)
-    t = core_type_fun(ps.data[i]->type, t);
-  Push P = {c, s->head, s->tys.data, s->tys.len, ps.len, core_opt_fresh_var("$fuse", t), 0, as};
+    if (!drop[i]) t = core_type_fun(ps.data[i]->type, t);
+  Push P = {.c = c,
+            .self = s->head,
+            .tys = s->tys.data,
+            .ntys = s->tys.len,
+            .arity = ps.len,
+            .self2 = core_opt_fresh_var("$fuse", t),
+            .cur = as,
+            .lead = lead,
+            .drop = drop};
   CoreExpr *nb = push(F, &P, body);
   if (P.fused == 0 || outer->c->budget < 0) return NULL;
   if (getenv("LZ_FUSE_TRACE"))
@@ -393,10 +479,11 @@ static CoreExpr *fuse_producer(Fuse *F, Push *outer, Spine *s) {
   for (int i = c->m - 1; i >= 0; i--)
     nb = core_lam(as[i], nb);
   for (int i = ps.len - 1; i >= 0; i--)
-    nb = core_lam(ps.data[i], nb);
+    if (!drop[i]) nb = core_lam(ps.data[i], nb);
   CoreExpr *call = core_var(P.self2);
+  rotate_to_front(s->args.data, lead);
   for (int i = 0; i < s->args.len; i++)
-    call = core_app(call, s->args.data[i]);
+    if (!drop[i]) call = core_app(call, s->args.data[i]);
   for (int i = 0; i < c->m; i++)
     call = core_app(call, core_var(outer->cur[i]));
   CoreExpr *l = core_expr_new(CE_LET, (LzSpan){0});
@@ -406,6 +493,13 @@ static CoreExpr *fuse_producer(Fuse *F, Push *outer, Spine *s) {
   l->binds[0].var = P.self2;
   l->binds[0].rhs = nb;
   l->body = call;
+  for (int i = ps.len - 1; i >= 0; i--) {
+    if (!drop[i]) continue;
+    CoreVar *v = ps.data[i];
+    CoreExpr *a = s->args.data[i];
+    l = core_type_unlifted(v->type) ? core_opt_mk_case_default(a, v, c->res, l)
+                                    : core_opt_mk_let(v, a, l);
+  }
   F->fusions++;
   F->O->ticks++;
   return l;
@@ -473,8 +567,9 @@ static CoreExpr *push(Fuse *F, Push *P, CoreExpr *e) {
     if (P->self && s.head == P->self && s.args.len == P->arity && s.tys.len == P->ntys &&
         types_equal(s.tys.data, P->tys, P->ntys)) {
       CoreExpr *call = core_var(P->self2);
+      rotate_to_front(s.args.data, P->lead);
       for (int i = 0; i < s.args.len; i++)
-        call = core_app(call, s.args.data[i]);
+        if (!P->drop[i]) call = core_app(call, s.args.data[i]);
       for (int i = 0; i < P->c->m; i++)
         call = core_app(call, core_var(P->cur[i]));
       P->fused++;
@@ -510,7 +605,7 @@ static CoreExpr *try_fuse(Fuse *F, CoreExpr *e) {
   CoreVar **cur = fresh_like(c.as, c.m);
   for (int i = 0; i < c.m; i++)
     if (s.args.data[1 + i]->kind == CE_VAR) cur[i] = s.args.data[1 + i]->var;
-  Push P = {&c, NULL, NULL, 0, 0, NULL, 0, cur};
+  Push P = {.c = &c, .cur = cur};
   CoreExpr *r = push(F, &P, arg);
   if (P.fused == 0 || c.budget < 0) return NULL;
   for (int i = c.m - 1; i >= 0; i--)

@@ -382,6 +382,67 @@ static CoreExpr *wrap_floats(CoreExpr **fl, int n, CoreExpr *body) {
   return body;
 }
 
+/* let x = C (a +# 1#) ..  ==>  case a +# 1# of v { DEFAULT -> let x = C v .. }: the
+ * primop runs where the constructor is built anyway (its arguments are atoms in STG), and
+ * with trivial arguments x is an unfolding for case-of-known-constructor (the boxed
+ * accumulator of a fused left fold, `case x of I# n -> ..`). Only pure primops that cannot
+ * fail (core_opt_ok_for_spec) are moved; their bindings are pushed onto *spec. */
+typedef struct SpecBind {
+  CoreVar *var;
+  CoreExpr *prim;
+} SpecBind;
+typedef LZ_VEC(SpecBind) SpecVec;
+
+static CoreExpr *atomise_con_args(CoreExpr *r, SpecVec *spec) {
+  if (r->kind != CE_CON) return r;
+  CoreExpr *n = NULL;
+  for (int i = 0; i < r->nargs; i++) {
+    CoreExpr *a = r->args[i];
+    if (a->kind != CE_PRIMOP || !core_opt_ok_for_spec(a)) continue;
+    CoreType *t = core_expr_type(a);
+    if (!core_type_unlifted(t)) continue;
+    if (!n) {
+      n = copy_node(r);
+      n->args = LZ_NEW_ARRAY(CoreExpr *, r->nargs);
+      memcpy(n->args, r->args, sizeof *n->args * (size_t)r->nargs);
+    }
+    SpecBind b = {core_opt_fresh_var("a", t), a};
+    LZ_PUSH(*spec, b);
+    n->args[i] = core_var(b.var);
+  }
+  return n ? n : r;
+}
+
+/* Wraps body in the cases atomise_con_args made (outermost first). */
+static CoreExpr *wrap_spec(SpecBind *bs, int n, CoreExpr *body) {
+  for (int k = n - 1; k >= 0; k--)
+    body = core_opt_mk_case_default(bs[k].prim, bs[k].var, core_expr_type(body), body);
+  return body;
+}
+
+static bool all_args_trivial(const CoreExpr *c) {
+  for (int i = 0; i < c->nargs; i++)
+    if (!core_opt_is_trivial(c->args[i])) return false;
+  return true;
+}
+
+/* A partial application of a known global function to variables, literals and
+ * constructors of those: a value, so inlining it under a lambda (where it is then called,
+ * usually saturated: `let p = relprime n in .. \x -> p x ..`) repeats no work. */
+static bool cheap_pap(Opt *O, const CoreExpr *r) {
+  int nargs = 0;
+  const CoreExpr *h = r;
+  for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn) {
+    if (h->kind == CE_TYAPP) continue;
+    const CoreExpr *a = h->arg;
+    if (!core_opt_is_trivial(a) && !(a->kind == CE_CON && all_args_trivial(a))) return false;
+    nargs++;
+  }
+  if (nargs == 0 || h->kind != CE_VAR || !h->var->global) return false;
+  OptVarInfo *vi = core_opt_vvi(O, h->var);
+  return vi->gbind && core_opt_lam_arity(vi->gbind->rhs) > nargs;
+}
+
 static CoreExpr *simpl_let(Opt *O, CoreExpr *e) {
   if (e->rec) return simpl_letrec(O, e);
   CoreVar *x = e->binds[0].var;
@@ -407,10 +468,14 @@ static CoreExpr *simpl_let(Opt *O, CoreExpr *e) {
   ExprVec floats = {0};
   r = float_rhs(r, &floats);
   if (floats.len) O->st.let_float++, O->ticks++;
+  SpecVec spec = {0};
+  r = atomise_con_args(r, &spec);
+  if (spec.len) O->ticks++;
   xi = core_opt_vvi(O, x);
   bool once = xi->occ == 1 && !(xi->flags & (VI_IN_LAM | VI_IN_SCC));
   CoreExpr *res;
-  if (core_opt_is_trivial(r) || once || (xi->occ == 1 && !(xi->flags & VI_IN_SCC) && core_opt_is_lambda(r))) {
+  if (core_opt_is_trivial(r) || once ||
+      (xi->occ == 1 && !(xi->flags & VI_IN_SCC) && (core_opt_is_lambda(r) || cheap_pap(O, r)))) {
     core_opt_set_subst(O, x, r);
     O->st.inline_once++, O->ticks++;
     res = simpl(O, e->body);
@@ -420,7 +485,7 @@ static CoreExpr *simpl_let(Opt *O, CoreExpr *e) {
     res = core_opt_mk_let(x, r, b);
     res->span = e->span;
   }
-  return wrap_floats(floats.data, floats.len, res);
+  return wrap_floats(floats.data, floats.len, wrap_spec(spec.data, spec.len, res));
 }
 
 /* ---- other expressions ------------------------------------------------------------------------ */

@@ -411,6 +411,32 @@ static void test_nfib_becomes_a_loop_on_int_hash(void **state) {
   assert_int_equal(count_kind(w->rhs, CE_CON), 0);   /* and no box */
 }
 
+/* length (filter (relprime n) [1 .. n - 1]): lenAcc fuses into filter, that loop (taking
+ * its list first) into eftIntGo, filter's static predicate is bound outside the loop and
+ * inlined, and the accumulator stays unboxed: a loop that allocates no list, no closure
+ * and only the result's box. */
+static void test_left_fold_of_filter_of_range_is_a_loop(void **state) {
+  (void)state;
+  CoreProgram *p =
+      compile("totient.lz", "hcf :: Int -> Int -> Int\n"
+                            "hcf x 0 = x\n"
+                            "hcf x y = hcf y (rem x y)\n"
+                            "relprime :: Int -> Int -> Bool\n"
+                            "relprime x y = hcf x y == 1\n"
+                            "euler :: Int -> Int\n"
+                            "euler n = length (filter (relprime n) [1 .. n - 1])\n"
+                            "main :: IO ()\nmain = print (sum (map euler [1 .. 50]))\n");
+  assert_non_null(p);
+  assert_int_equal(optimise_big_stack(p, 2), 0);
+  CoreBind *e = find_bind(p, "euler");
+  assert_non_null(e);
+  assert_false(mentions_global(e->rhs, "eftIntGo", false)); /* no list is built */
+  assert_false(mentions_global(e->rhs, "filter", false));
+  assert_false(mentions_global(e->rhs, "relprime", false)); /* inlined: $whcf called */
+  assert_true(mentions_global(e->rhs, "$whcf", false));
+  assert_true(count_kind(e->rhs, CE_CON) <= 3); /* I# results only: no (:), no boxed accumulator */
+}
+
 static void test_dictionary_methods_become_primops(void **state) {
   (void)state;
   CoreProgram *p = compile("cmp.lz", "f :: Int -> Int -> Bool\n"
@@ -498,9 +524,11 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_cast_of_cast, setup, teardown),
       cmocka_unit_test_setup_teardown(test_level_zero_does_nothing, setup, teardown),
       cmocka_unit_test_setup_teardown(test_nfib_becomes_a_loop_on_int_hash, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_left_fold_of_filter_of_range_is_a_loop, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dictionary_methods_become_primops, setup, teardown),
       cmocka_unit_test_setup_teardown(test_specialisation, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_golden_corpus_optimises_with_clean_lint, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_golden_corpus_optimises_with_clean_lint, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
