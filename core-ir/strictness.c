@@ -340,7 +340,8 @@ static CoreType *subst_ty(CoreType *t, Fun *f, CoreType **ntys) {
 
 /* Split binding b (already analysed) into worker and wrapper, pushing both to out;
  * false if there is nothing to gain. */
-static bool split(Ana *A, CoreBind *b, Fun *f, CoreDataCon *rcon, BindVec *out) {
+static bool split(Ana *A, CoreBind *b, Fun *f, CoreDataCon *rcon, uint64_t evaluated,
+                  BindVec *out) {
   Opt *O = A->O;
   OptVarInfo *vi = core_opt_vvi(O, b->var);
   if (vi->flags & (VI_WRAPPER | VI_NOINLINE | VI_BOTTOM)) return false;
@@ -350,7 +351,7 @@ static bool split(Ana *A, CoreBind *b, Fun *f, CoreDataCon *rcon, BindVec *out) 
   int *pnargs = LZ_NEW_ARRAY(int, f->np);
   int nunbox = 0;
   for (int i = 0; i < f->np; i++)
-    if (vi->strict_sig & (1ull << i)) {
+    if ((vi->strict_sig | evaluated) & (1ull << i)) {
       pcon[i] = box_con(f->ps[i]->type, &pargs[i], &pnargs[i]);
       if (pcon[i]) nunbox++;
     }
@@ -459,16 +460,114 @@ static bool split(Ana *A, CoreBind *b, Fun *f, CoreDataCon *rcon, BindVec *out) 
 
 /* Analyse and split a group of bindings; returns the new bindings (or NULL when
  * nothing was split). */
-static CoreBind *ww_group(Ana *A, CoreBind *bs, int n, int *nout) {
+/* ---- arguments evaluated at every call ---------------------------------------------------- */
+
+/* A local recursive group is called only where it is in scope, so all its calls are
+ * known: a parameter that every call passes a value for (a constructor application, a
+ * literal, a variable the simplifier knows to be evaluated) may be unboxed although the
+ * function is not strict in it — `safe q d [] = True; safe q d (x : xs) = .. safe q
+ * (d + 1) xs` passes a fresh I# box on every iteration otherwise. Evaluating a value in
+ * the wrapper does no work and cannot diverge. */
+typedef struct Calls {
+  Opt *O;
+  CoreBind *bs;
+  Fun *fs;
+  bool *isfun;
+  uint64_t *mask; /* per binding: parameters evaluated at every call so far */
+  int n;
+} Calls;
+
+static int group_member(Calls *C, const CoreVar *v) {
+  for (int i = 0; i < C->n; i++)
+    if (C->bs[i].var == v) return i;
+  return -1;
+}
+
+static bool evaluated_arg(Opt *O, const CoreExpr *a) {
+  if (a->kind == CE_CON) return true;
+  if (a->kind == CE_LIT) return a->lit.kind != CL_INTEGER && a->lit.kind != CL_STRING;
+  return a->kind == CE_VAR && core_opt_is_evaluated(O, a);
+}
+
+static void scan_calls(Calls *C, CoreExpr *e, int depth) {
+  if (!e || depth > CORE_MAX_DEPTH) return;
+  depth++;
+  switch (e->kind) {
+  case CE_VAR: {
+    int k = group_member(C, e->var);
+    if (k >= 0) C->mask[k] = 0; /* not called: passed or stored */
+    return;
+  }
+  case CE_LIT: return;
+  case CE_APP: {
+    CoreExpr *args[MAX_PARAMS];
+    int n = 0;
+    CoreExpr *h = e;
+    for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn)
+      if (h->kind == CE_APP && n < MAX_PARAMS) args[n++] = h->arg;
+    int k = h->kind == CE_VAR ? group_member(C, h->var) : -1;
+    if (k >= 0 && C->isfun[k] && n >= C->fs[k].np) {
+      /* args[] is right to left: parameter i is args[n - 1 - i] */
+      for (int i = 0; i < C->fs[k].np; i++)
+        if (!evaluated_arg(C->O, args[n - 1 - i])) C->mask[k] &= ~(1ull << i);
+    } else {
+      scan_calls(C, h, depth);
+    }
+    for (int i = 0; i < n; i++)
+      scan_calls(C, args[i], depth);
+    return;
+  }
+  case CE_TYAPP: scan_calls(C, e->fn, depth); return;
+  case CE_LAM:
+  case CE_TYLAM:
+  case CE_CAST:
+  case CE_SCC: scan_calls(C, e->body, depth); return;
+  case CE_LET:
+    for (int i = 0; i < e->nbinds; i++)
+      scan_calls(C, e->binds[i].rhs, depth);
+    scan_calls(C, e->body, depth);
+    return;
+  case CE_CASE:
+    scan_calls(C, e->body, depth);
+    for (int i = 0; i < e->nalts; i++)
+      scan_calls(C, e->alts[i].rhs, depth);
+    return;
+  case CE_CON:
+  case CE_PRIMOP:
+    for (int i = 0; i < e->nargs; i++)
+      scan_calls(C, e->args[i], depth);
+    return;
+  }
+}
+
+/* The per-binding masks of parameters evaluated at every call of a local group whose
+ * scope is the group's right-hand sides and body. */
+static uint64_t *evaluated_params(Ana *A, CoreBind *bs, int n, Fun *fs, bool *isfun,
+                                  CoreExpr *body) {
+  Calls C = {A->O, bs, fs, isfun, LZ_NEW_ARRAY(uint64_t, n), n};
+  for (int i = 0; i < n; i++)
+    C.mask[i] = isfun[i] ? ~0ull : 0;
+  for (int i = 0; i < n; i++)
+    scan_calls(&C, bs[i].rhs, 0);
+  scan_calls(&C, body, 0);
+  return C.mask;
+}
+
+/* Analyse and split a group of bindings; returns the new bindings (or NULL when
+ * nothing was split). local_body: the let's body for a local group (NULL: top level). */
+static CoreBind *ww_group(Ana *A, CoreBind *bs, int n, CoreExpr *local_body, int *nout) {
   analyse_group(A, bs, n);
   Fun *fs = LZ_NEW_ARRAY(Fun, n);
   bool *isfun = LZ_NEW_ARRAY(bool, n);
   for (int i = 0; i < n; i++) isfun[i] = split_fun(bs[i].rhs, &fs[i]);
   CoreDataCon **rc = cpr_group(A, bs, n, fs, isfun);
+  uint64_t *evaluated =
+      local_body ? evaluated_params(A, bs, n, fs, isfun, local_body) : LZ_NEW_ARRAY(uint64_t, n);
   BindVec out = {0};
   bool any = false;
   for (int i = 0; i < n; i++) {
-    if (isfun[i] && split(A, &bs[i], &fs[i], rc[i], &out)) any = true;
+    if (isfun[i] && split(A, &bs[i], &fs[i], rc[i], evaluated[i], &out))
+      any = true;
     else LZ_PUSH(out, bs[i]);
   }
   *nout = out.len;
@@ -495,7 +594,7 @@ static void ww_expr(Ana *A, CoreExpr *e, int depth) {
       for (int i = 0; i < e->nbinds; i++) ww_expr(A, e->binds[i].rhs, depth);
       if (e->rec) {
         int n;
-        CoreBind *nb = ww_group(A, e->binds, e->nbinds, &n);
+        CoreBind *nb = ww_group(A, e->binds, e->nbinds, e->body, &n);
         if (nb) {
           e->binds = nb; /* let nodes are never shared */
           e->nbinds = n;
@@ -525,7 +624,7 @@ int core_opt_worker_wrapper(Opt *O) {
     for (int i = 0; i < grp->nbinds; i++)
       if (!(core_opt_vvi(O, grp->binds[i].var)->flags & VI_NOINLINE)) ww_expr(&A, grp->binds[i].rhs, 0);
     int n;
-    CoreBind *nb = ww_group(&A, grp->binds, grp->nbinds, &n);
+    CoreBind *nb = ww_group(&A, grp->binds, grp->nbinds, NULL, &n);
     if (nb) {
       grp->binds = nb;
       grp->nbinds = n;

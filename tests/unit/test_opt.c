@@ -111,6 +111,39 @@ static CoreBind *find_bind(CoreProgram *p, const char *name) {
   return NULL;
 }
 
+/* The right-hand side of the first local binding named name (a prefix) in e. */
+static const CoreExpr *find_local_bind(const CoreExpr *e, const char *name) {
+  if (!e) return NULL;
+  const CoreExpr *r = NULL;
+  switch (e->kind) {
+  case CE_VAR:
+  case CE_LIT: return NULL;
+  case CE_APP: return (r = find_local_bind(e->fn, name)) ? r : find_local_bind(e->arg, name);
+  case CE_TYAPP: return find_local_bind(e->fn, name);
+  case CE_LAM:
+  case CE_TYLAM:
+  case CE_CAST:
+  case CE_SCC: return find_local_bind(e->body, name);
+  case CE_LET:
+    for (int i = 0; i < e->nbinds; i++) {
+      if (strncmp(e->binds[i].var->name, name, strlen(name)) == 0) return e->binds[i].rhs;
+      if ((r = find_local_bind(e->binds[i].rhs, name))) return r;
+    }
+    return find_local_bind(e->body, name);
+  case CE_CASE:
+    if ((r = find_local_bind(e->body, name))) return r;
+    for (int i = 0; i < e->nalts; i++)
+      if ((r = find_local_bind(e->alts[i].rhs, name))) return r;
+    return NULL;
+  case CE_CON:
+  case CE_PRIMOP:
+    for (int i = 0; i < e->nargs; i++)
+      if ((r = find_local_bind(e->args[i], name))) return r;
+    return NULL;
+  }
+  return NULL;
+}
+
 /* ---- hand-built programs: main returns the expression under test ---------------------------- */
 
 static CoreType *UNIT(void) { return T(W.unit); }
@@ -437,6 +470,28 @@ static void test_left_fold_of_filter_of_range_is_a_loop(void **state) {
   assert_true(count_kind(e->rhs, CE_CON) <= 3); /* I# results only: no (:), no boxed accumulator */
 }
 
+/* A local loop that is lazy in q and d (the [] case does not look at them) but is passed
+ * evaluated Ints at every call gets a worker on Int#: no I# per iteration. */
+static void test_local_loop_unboxes_arguments_evaluated_at_every_call(void **state) {
+  (void)state;
+  CoreProgram *p = compile("safe.lz", "ok :: Int -> [Int] -> Bool\n"
+                                      "ok q b = safe q 1 b\n"
+                                      "  where\n"
+                                      "    safe _ _ [] = True\n"
+                                      "    safe q d (x : xs) = q /= x + d && safe q (d + 1) xs\n"
+                                      "main :: IO ()\nmain = print (ok 3 [1, 5, 9])\n");
+  assert_non_null(p);
+  assert_int_equal(optimise_big_stack(p, 2), 0);
+  const CoreExpr *w = NULL; /* (ok may be inlined into main) */
+  for (int g = 0; g < p->groups.len && !w; g++)
+    for (int i = 0; i < p->groups.data[g].nbinds && !w; i++)
+      w = find_local_bind(p->groups.data[g].binds[i].rhs, "$wsafe");
+  assert_non_null(w);
+  assert_string_equal(core_type_to_string(core_expr_type((CoreExpr *)w)),
+                      "Int# -> Int# -> [Int] -> Bool");
+  assert_true(count_kind(w, CE_CON) <= 2); /* True and False: no I# box */
+}
+
 static void test_dictionary_methods_become_primops(void **state) {
   (void)state;
   CoreProgram *p = compile("cmp.lz", "f :: Int -> Int -> Bool\n"
@@ -525,6 +580,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_level_zero_does_nothing, setup, teardown),
       cmocka_unit_test_setup_teardown(test_nfib_becomes_a_loop_on_int_hash, setup, teardown),
       cmocka_unit_test_setup_teardown(test_left_fold_of_filter_of_range_is_a_loop, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_local_loop_unboxes_arguments_evaluated_at_every_call,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_dictionary_methods_become_primops, setup, teardown),
       cmocka_unit_test_setup_teardown(test_specialisation, setup, teardown),
       cmocka_unit_test_setup_teardown(test_golden_corpus_optimises_with_clean_lint, setup,
