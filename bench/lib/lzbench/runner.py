@@ -41,6 +41,8 @@ class Config:
     # recording succeeded; exit status 3 (divergence) is that run's failure.
     replays: Optional[str] = None
     replay: Optional[Callable[[str], List[str]]] = None
+    # Timed at this N only (a build without capabilities: the vanilla way).
+    only_n: Optional[int] = None
 
 
 @dataclass
@@ -253,10 +255,11 @@ class Runner:
         if self.check_only:
             return res
         for n in self.ns:
-            for cfg in live:
+            at_n = [c for c in live if c.only_n is None or c.only_n == n]
+            for cfg in at_n:
                 res.series[(cfg.label, n)] = Series()
             for i in range(self.runs):
-                for cfg in live:
+                for cfg in at_n:
                     s = res.series[(cfg.label, n)]
                     if s.failure:
                         continue
