@@ -232,7 +232,8 @@ LZ_FN(lz_yield_enter) {
 #if LZ_THREADED
   LzThread *t = cap->tso;
 #if LZ_REPLAY /* which heap check stops: Note [Replay] (docs/notes/replay.md), pre-emption */
-  if (!lz_replay_yield_point(cap, SHARED_INFO(r1), (size_t)(t->stack + t->stack_words - sp)))
+  if (!lz_replay_yield_point(cap, SHARED_INFO(r1), LZ_UNTAG(r1),
+                             (size_t)(t->stack + t->stack_words - sp)))
     LZ_JUMP(SHARED_INFO(r1)->entry);
 #endif
   if (cap->lazy_bh) /* Note [Lazy blackholing] */
@@ -249,7 +250,8 @@ LZ_FN(lz_yield_return) {
 #if LZ_THREADED
   LzThread *t = cap->tso;
 #if LZ_REPLAY
-  if (!lz_replay_yield_point(cap, (const void *)sp[0], (size_t)(t->stack + t->stack_words - sp)))
+  if (!lz_replay_yield_point(cap, (const void *)sp[0], NULL,
+                             (size_t)(t->stack + t->stack_words - sp)))
     LZ_RETURN();
 #endif
   if (cap->lazy_bh)

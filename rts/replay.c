@@ -306,10 +306,10 @@ void lz_replay_blocking(LzCap *cap, LzWord *thunk) {
               id_field(cap, lz_replay_thunk_id(thunk)));
 }
 
-bool lz_replay_yield_point(LzCap *cap, const void *info, size_t depth) {
+bool lz_replay_yield_point(LzCap *cap, const void *info, const LzWord *thunk, size_t depth) {
   if (lz_replay_mode == LZ_RPL_OFF) return true;
   uint64_t code = (uint64_t)((uintptr_t)info - (uintptr_t)&lz_ind_info);
-  if (lz_replay_mode == LZ_RPL_REPLAY && !lz_rpl_yield_here(cap, code, (uint32_t)depth))
+  if (lz_replay_mode == LZ_RPL_REPLAY && !lz_rpl_yield_here(cap, &code, (uint32_t)depth, thunk))
     return false;
   LzEvBuf *eb = cap->rest->ev;
   if (eb)
