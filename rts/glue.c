@@ -111,7 +111,7 @@ static LzWord lazy_update(LzCap *cap, LzWord *thunk, LzWord r1) {
   __atomic_store_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_RELEASE);
   if (old == (LzWord)&lz_blackhole_waited_info) {
 #if LZ_REPLAY
-    lz_replay_waking(cap, id);
+    lz_replay_waking(cap, thunk, id);
 #endif
     lz_blackhole_wake(cap, thunk);
   }
@@ -148,7 +148,7 @@ LZ_FN(lz_update_frame_entry) {
   LzWord old = __atomic_exchange_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_ACQ_REL);
   if (old == (LzWord)&lz_blackhole_waited_info) {
 #if LZ_REPLAY
-    lz_replay_waking(cap, id); /* which thunk woke them: Note [Replay], wake-ups */
+    lz_replay_waking(cap, thunk, id); /* which thunk woke them: Note [Replay], wake-ups */
 #endif
     lz_blackhole_wake(cap, thunk);
   }

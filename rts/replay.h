@@ -152,9 +152,9 @@ bool lz_replay_yield_point(LzCap *cap, const void *info, const LzWord *thunk, si
 /* replay_sched.c, for it: is this the recorded stop? If so, *code is what to post. */
 bool lz_rpl_yield_here(LzCap *cap, uint64_t *code, uint32_t depth, const LzWord *thunk);
 
-/* glue.c, the update frame, both modes: the update of the thunk whose spare word was `id`
+/* glue.c, the update frame, both modes: the update of `thunk`, whose spare word was `id`,
  * wakes threads (posts RPL_WAKE). */
-void lz_replay_waking(LzCap *cap, LzWord id);
+void lz_replay_waking(LzCap *cap, const LzWord *thunk, LzWord id);
 
 /* blackhole.c, replay: the threads an update wakes (a list through ->link), reordered as
  * the recording's THREAD_WAKEUP events of the running slice have them. */
