@@ -24,6 +24,7 @@ LZ_FN(lz_ap1_frame_entry);
 LZ_FN(lz_ap2_frame_entry);
 LZ_FN(lz_ap3_frame_entry);
 LZ_FN(lz_ind_entry);
+LZ_FN(lz_yield_enter);
 LZ_FN(lz_blackhole_entry);
 
 const LzInfo lz_update_frame_info = {lz_update_frame_entry, LZ_FRAME_UPDATE, 0, 0, 1, 0,
@@ -169,6 +170,9 @@ LZ_FN(lz_stop_frame_entry) {
 }
 
 LZ_FN(lz_ind_entry) {
+#if LZ_REPLAY /* the recorded stop at this thunk's entry (Note [Replay], pre-emption) */
+  if (cap->yield && lz_replaying && lz_rpl_stop_at_ind(cap, sp)) LZ_JUMP(lz_yield_enter);
+#endif
   r1 = LZ_UNTAG(r1)[1];
   LZ_RETURN();
 }
@@ -198,6 +202,7 @@ LZ_FN(lz_eval) {
     switch (info->type) {
     case LZ_IND:
 #if LZ_REPLAY
+      if (cap->yield && lz_replaying && lz_rpl_stop_at_ind(cap, sp)) LZ_JUMP(lz_yield_enter);
       if (info != &lz_ind_info) lz_dup_ind_read(cap, LZ_UNTAG(r1)); /* --dup-report */
 #endif
       r1 = LZ_UNTAG(r1)[1];

@@ -149,6 +149,10 @@ bool lz_rpl_lazy_won(LzCap *cap); /* replay_sched.c: post RPL_WON for this updat
  * entered (lz_yield_enter; NULL at a return), whose info word another capability may
  * change meanwhile (Note [Replay], pre-emption at a thunk's entry). */
 bool lz_replay_yield_point(LzCap *cap, const void *info, const LzWord *thunk, size_t depth);
+/* glue.c, replay: a thread with cap->yield set enters an IND with sp: is the recorded
+ * stop here? (Another capability updated, earlier than in the recording, the thunk at
+ * whose entry heap check the recording stopped.) Then the caller jumps to lz_yield_enter. */
+bool lz_rpl_stop_at_ind(LzCap *cap, const LzWord *sp);
 /* replay_sched.c, for it: is this the recorded stop? If so, *code is what to post. */
 bool lz_rpl_yield_here(LzCap *cap, uint64_t *code, uint32_t depth, const LzWord *thunk);
 

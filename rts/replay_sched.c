@@ -1144,6 +1144,8 @@ void lz_replay_before_update(LzCap *cap, LzWord *thunk) {
     Ev *e = &s->ev[s->wk[j]];
     if (e->done || e->thunk != id) continue;
     BlockWant w = {lz_ev_get32(PAY(e)), NULL, false, (LzWord)thunk};
+    TRACE("capability %u updates %llx: recorded thread %u blocks on it first\n", cap->cap_no,
+          (unsigned long long)id, w.rec);
     wait_until(cap, has_blocked, &w, "a thread to block on the thunk this capability updates");
     e->done = 1;
   }
@@ -1239,13 +1241,29 @@ static bool stop_at_blackhole(uint64_t recorded) {
 static bool stop_at_thunk(LzCap *cap, uint64_t recorded, const LzWord *thunk) {
   if (!thunk) return false;
   const LzInfo *info = (const LzInfo *)__atomic_load_n(&thunk[0], __ATOMIC_ACQUIRE);
-  if (info->type == LZ_BLACKHOLE) return stop_at_blackhole(recorded); /* lz_replay_may_block */
+  if (info->type == LZ_BLACKHOLE || info->type == LZ_IND) /* lz_replay_may_block, _stop_at_ind */
+    return stop_at_blackhole(recorded);
   if (info->type != LZ_THUNK || !changed_thunk_code(recorded)) return false;
   uint64_t id = lz_replay_thunk_id(thunk);
   if (!id) return false;
   if (cap->lazy_bh) return true;
   int who = map_get(&claims, id);
   return who < 0 ? LZ_THUNK_ID_CAP(id) != cap->cap_no : (unsigned)who != cap->cap_no;
+}
+
+bool lz_rpl_stop_at_ind(LzCap *cap, const LzWord *sp) {
+  Stream *s = &streams[cap->cap_no];
+  LzThread *t = cap->tso;
+  if (!t || !s->in_slice || s->slice_why != LZ_STOP_YIELD || cap->alloc_bytes != s->slice_alloc ||
+      s->yield_at >= s->slice_at)
+    return false;
+  const uint8_t *p = PAY(&s->ev[s->yield_at]);
+  if (lz_ev_get32(p + 8) != (uint32_t)(t->stack + t->stack_words - sp) ||
+      !stop_at_blackhole(lz_ev_get64(p)))
+    return false;
+  TRACE("capability %u stops at an IND, where the recording stopped at a thunk's entry\n",
+        cap->cap_no);
+  return true;
 }
 
 /* Pre-emption: a function's heap check is passed without allocating when its path does not
@@ -1263,9 +1281,11 @@ bool lz_rpl_yield_here(LzCap *cap, uint64_t *code, uint32_t depth, const LzWord 
     *code = lz_ev_get64(p); /* as recorded */
     return true;
   }
-  TRACE("capability %u: heap check %llx depth %u is not the recorded stop (%llx depth %u)\n",
-        cap->cap_no, (unsigned long long)*code, depth, (unsigned long long)lz_ev_get64(p),
-        lz_ev_get32(p + 8));
+  TRACE("capability %u: heap check %llx depth %u (thunk %llx) is not the recorded stop (%llx "
+        "depth %u)\n",
+        cap->cap_no, (unsigned long long)*code, depth,
+        (unsigned long long)(thunk ? lz_replay_thunk_id(thunk) : 0),
+        (unsigned long long)lz_ev_get64(p), lz_ev_get32(p + 8));
   s->skip_check = true;
   cap->yield = 1;
   return false;
@@ -1404,8 +1424,9 @@ int lz_replay_claim_gate(LzCap *cap, LzWord thunk) {
   }
   ClaimWant w = {x, x[0]};
   debug_gate_id = id;
-  TRACE("capability %u: claim gate waits for %llx (claimed by %d) at %llu bytes\n", cap->cap_no,
-        (unsigned long long)id, who, (unsigned long long)cap->alloc_bytes);
+  TRACE("capability %u: claim gate waits for %llx (%s, claimed by %d) at %llu bytes\n", cap->cap_no,
+        (unsigned long long)id, ((const LzInfo *)x[0])->name ? ((const LzInfo *)x[0])->name : "?",
+        who, (unsigned long long)cap->alloc_bytes);
   wait_until(cap, claimed_meanwhile, &w, "a thunk another capability claims");
   return 0;
 }
