@@ -221,45 +221,31 @@ static void match_wakeups(void) {
       }
     }
   }
-  qsort(b, nb, sizeof(Block), by_tid_time);
-  for (unsigned c = 0; c < nstreams; c++)
-    for (size_t i = 0; i < streams[c].n; i++) {
-      Ev *x = &streams[c].ev[i];
-      if (x->type != LZ_EVT_THREAD_WAKEUP || x->len < 4 || x->thunk) continue;
-      uint32_t tid = lz_ev_get32(PAY(x));
-      size_t lo = 0, hi = nb; /* the first block after (tid, time) */
-      while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (b[mid].tid < tid || (b[mid].tid == tid && b[mid].time <= x->time))
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      x->thunk = lo > 0 && b[lo - 1].tid == tid ? b[lo - 1].id : 0;
-    }
-  /* blocks without an id: from the thread's next wake-up (by an RPL_WAKE), the one that
-   * ended that block (a later one's thunk is another block's) */
+  /* Each block of a thread is ended by its next wake-up (only blackholes block and wake),
+   * so the thread's n-th block and n-th wake-up in time order belong together: a wake-up
+   * without an RPL_WAKE gets the block's thunk, a block the recorder could not name (id 0)
+   * the wake-up's RPL_WAKE. Paired by their order rather than by comparing times: the
+   * block and the wake-up that ends the one before may share a (rounded) time. */
   size_t nw = 0, wroom = 0;
   Block *w = NULL;
   for (unsigned c = 0; c < nstreams; c++)
     for (size_t i = 0; i < streams[c].n; i++) {
-      const Ev *x = &streams[c].ev[i];
+      Ev *x = &streams[c].ev[i];
       if (x->type != LZ_EVT_THREAD_WAKEUP || x->len < 4) continue;
       w = grow(w, &wroom, nw + 1, sizeof(Block));
-      w[nw++] = (Block){lz_ev_get32(PAY(x)), x->time, x->thunk, NULL, x->index};
+      w[nw++] = (Block){lz_ev_get32(PAY(x)), x->time, x->thunk, x, x->index};
     }
+  qsort(b, nb, sizeof(Block), by_tid_time);
   qsort(w, nw, sizeof(Block), by_tid_time);
-  for (size_t k = 0; k < nb; k++) {
-    if (b[k].id) continue;
-    size_t lo = 0, hi = nw; /* the first wake-up at or after (tid, time) */
-    while (lo < hi) {
-      size_t mid = (lo + hi) / 2;
-      if (w[mid].tid < b[k].tid || (w[mid].tid == b[k].tid && w[mid].time < b[k].time))
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    if (lo < nw && w[lo].tid == b[k].tid) b[k].ev->thunk = w[lo].id;
+  for (size_t k = 0, j = 0; k < nb; k++) {
+    while (j < nw && w[j].tid < b[k].tid)
+      j++;
+    while (j < nw && w[j].tid == b[k].tid && w[j].time < b[k].time)
+      j++; /* a wake-up before this block (of a block not recorded): not this one's */
+    if (j == nw || w[j].tid != b[k].tid) continue;
+    if (!w[j].id) w[j].ev->thunk = b[k].id;
+    if (!b[k].id) b[k].ev->thunk = w[j].id;
+    j++;
   }
   free(w);
   free(b);
