@@ -362,6 +362,14 @@ void cg_case(CgFn *f, StgExpr *e, LLVMValueRef ret) {
     LLVMValueRef is_ind = LLVMBuildICmp(cg->b, LLVMIntEQ, info, cg_const_ptr_word(cg, cg->rt_ind_info, 0), "");
     LLVMBuildCondBr(cg->b, is_ind, ind, untagged2);
     LLVMPositionBuilderAtEnd(cg->b, ind);
+    /* -replay, a stop pending: enter the IND, where replay may stop (lz_rpl_stop_at_ind) */
+    if (cg->opts.replay) {
+      LLVMBasicBlockRef go = cg_block(f, "indgo");
+      LLVMValueRef calm = LLVMBuildICmp(cg->b, LLVMIntEQ, cg_yield_flag(f), cg_i32(cg, 0), "");
+      LLVMBuildCondBr(cg->b, calm, go, untagged2);
+      LLVMPositionBuilderAtEnd(cg->b, go);
+      ind = go; /* the phi's predecessor */
+    }
     LLVMValueRef v1 = cg_load(f, v0, 8);
     LLVMBuildBr(cg->b, tagged);
     LLVMPositionBuilderAtEnd(cg->b, untagged2);

@@ -30,6 +30,17 @@ void cg_fn_begin(Cg *cg, CgFn *f, LLVMValueRef fn, bool is_cont) {
 
 LLVMValueRef cg_param(CgFn *f, int i) { return LLVMGetParam(f->fn, (unsigned)i); }
 
+/* cap->yield, a volatile load: the runtime sets it from other threads */
+LLVMValueRef cg_yield_flag(CgFn *f) {
+  Cg *cg = f->cg;
+  LLVMValueRef idx = cg_word(cg, offsetof(LzCap, yield));
+  LLVMValueRef a = LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, f->cap, &idx, 1, "");
+  a = LLVMBuildBitCast(cg->b, a, LLVMPointerType(cg->t_i32, 0), "");
+  LLVMValueRef y = LLVMBuildLoad2(cg->b, cg->t_i32, a, "yield");
+  LLVMSetVolatile(y, 1);
+  return y;
+}
+
 void cg_fn_finish(CgFn *f) {
   Cg *cg = f->cg;
   LLVMPositionBuilderAtEnd(cg->b, f->entry);
@@ -40,12 +51,7 @@ void cg_fn_finish(CgFn *f) {
   /* heap check: if (cap->yield && lz_yield_check(cap)) tail-call lz_yield_enter /
    * lz_yield_return; when the runtime does not want a switch the code goes on past the check
    * (so a runtime that keeps the flag set, as the replay does, still makes progress) */
-  LLVMValueRef idx = cg_word(cg, offsetof(LzCap, yield));
-  LLVMValueRef a = LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, f->cap, &idx, 1, "");
-  a = LLVMBuildBitCast(cg->b, a, LLVMPointerType(cg->t_i32, 0), "");
-  LLVMValueRef y = LLVMBuildLoad2(cg->b, cg->t_i32, a, "yield");
-  LLVMSetVolatile(y, 1);
-  LLVMValueRef c = LLVMBuildICmp(cg->b, LLVMIntNE, y, cg_i32(cg, 0), "");
+  LLVMValueRef c = LLVMBuildICmp(cg->b, LLVMIntNE, cg_yield_flag(f), cg_i32(cg, 0), "");
   LLVMBasicBlockRef yb = LLVMAppendBasicBlockInContext(cg->ctx, f->fn, "yield");
   LLVMValueRef br = LLVMBuildCondBr(cg->b, c, yb, f->start);
   /* the yield path is cold */

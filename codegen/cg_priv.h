@@ -165,6 +165,7 @@ void cg_target_setup(Cg *cg);
 
 void cg_fn_begin(Cg *cg, CgFn *f, LLVMValueRef fn, bool is_cont);
 void cg_fn_finish(CgFn *f);            /* emits the entry's heap check and branch */
+LLVMValueRef cg_yield_flag(CgFn *f);   /* cap->yield (volatile load) */
 LLVMValueRef cg_param(CgFn *f, int i); /* 0 cap, 1 sp, 2..5 r1..r4 */
 void cg_bind(CgFn *f, StgVar *v, LLVMValueRef val);
 LLVMValueRef cg_lookup(CgFn *f, StgVar *v); /* value of a variable (globals: constants) */

@@ -30,6 +30,7 @@
 LZ_FN(lz_blackhole_entry);
 LZ_FN(lz_raise_entry);
 LZ_FN(lz_locked_entry);
+LZ_FN(lz_yield_enter);
 
 const LzInfo lz_blackhole_waited_info = {lz_blackhole_entry, LZ_BLACKHOLE, 0, 0, 0, 0,
                                          "BLACKHOLE"};
@@ -60,8 +61,11 @@ LZ_FN(lz_blackhole_entry) {
   if (owns(t, sp, (LzWord)thunk))
     lz_loop(cap);
 #if LZ_REPLAY
-  if (lz_replaying && !lz_replay_may_block(cap, thunk)) /* Note [Replay] */
-    LZ_JUMP(lz_eval);
+  if (lz_replaying) { /* Note [Replay] */
+    int how = lz_replay_may_block(cap, thunk, (size_t)(t->stack + t->stack_words - sp));
+    if (how == LZ_RPL_BH_EVAL) LZ_JUMP(lz_eval);
+    if (how == LZ_RPL_BH_STOP) LZ_JUMP(lz_yield_enter);
+  }
 #endif
   if (cap->lazy_bh) /* before the lock: Note [Lazy blackholing] */
     lz_lazy_blackhole_stack(cap, t, sp);

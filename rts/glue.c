@@ -24,6 +24,7 @@ LZ_FN(lz_ap1_frame_entry);
 LZ_FN(lz_ap2_frame_entry);
 LZ_FN(lz_ap3_frame_entry);
 LZ_FN(lz_ind_entry);
+LZ_FN(lz_yield_enter);
 LZ_FN(lz_blackhole_entry);
 
 const LzInfo lz_update_frame_info = {lz_update_frame_entry, LZ_FRAME_UPDATE, 0, 0, 1, 0,
@@ -111,7 +112,7 @@ static LzWord lazy_update(LzCap *cap, LzWord *thunk, LzWord r1) {
   __atomic_store_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_RELEASE);
   if (old == (LzWord)&lz_blackhole_waited_info) {
 #if LZ_REPLAY
-    lz_replay_waking(cap, id);
+    lz_replay_waking(cap, thunk, id);
 #endif
     lz_blackhole_wake(cap, thunk);
   }
@@ -148,7 +149,7 @@ LZ_FN(lz_update_frame_entry) {
   LzWord old = __atomic_exchange_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_ACQ_REL);
   if (old == (LzWord)&lz_blackhole_waited_info) {
 #if LZ_REPLAY
-    lz_replay_waking(cap, id); /* which thunk woke them: Note [Replay], wake-ups */
+    lz_replay_waking(cap, thunk, id); /* which thunk woke them: Note [Replay], wake-ups */
 #endif
     lz_blackhole_wake(cap, thunk);
   }
@@ -169,6 +170,9 @@ LZ_FN(lz_stop_frame_entry) {
 }
 
 LZ_FN(lz_ind_entry) {
+#if LZ_REPLAY /* the recorded stop at this thunk's entry (Note [Replay], pre-emption) */
+  if (cap->yield && lz_replaying && lz_rpl_stop_at_ind(cap, sp)) LZ_JUMP(lz_yield_enter);
+#endif
   r1 = LZ_UNTAG(r1)[1];
   LZ_RETURN();
 }
@@ -198,6 +202,7 @@ LZ_FN(lz_eval) {
     switch (info->type) {
     case LZ_IND:
 #if LZ_REPLAY
+      if (cap->yield && lz_replaying && lz_rpl_stop_at_ind(cap, sp)) LZ_JUMP(lz_yield_enter);
       if (info != &lz_ind_info) lz_dup_ind_read(cap, LZ_UNTAG(r1)); /* --dup-report */
 #endif
       r1 = LZ_UNTAG(r1)[1];
@@ -232,7 +237,8 @@ LZ_FN(lz_yield_enter) {
 #if LZ_THREADED
   LzThread *t = cap->tso;
 #if LZ_REPLAY /* which heap check stops: Note [Replay] (docs/notes/replay.md), pre-emption */
-  if (!lz_replay_yield_point(cap, SHARED_INFO(r1), (size_t)(t->stack + t->stack_words - sp)))
+  if (!lz_replay_yield_point(cap, SHARED_INFO(r1), LZ_UNTAG(r1),
+                             (size_t)(t->stack + t->stack_words - sp)))
     LZ_JUMP(SHARED_INFO(r1)->entry);
 #endif
   if (cap->lazy_bh) /* Note [Lazy blackholing] */
@@ -249,7 +255,8 @@ LZ_FN(lz_yield_return) {
 #if LZ_THREADED
   LzThread *t = cap->tso;
 #if LZ_REPLAY
-  if (!lz_replay_yield_point(cap, (const void *)sp[0], (size_t)(t->stack + t->stack_words - sp)))
+  if (!lz_replay_yield_point(cap, (const void *)sp[0], NULL,
+                             (size_t)(t->stack + t->stack_words - sp)))
     LZ_RETURN();
 #endif
   if (cap->lazy_bh)

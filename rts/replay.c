@@ -122,7 +122,7 @@ void lz_replay_prepare(void) {
   lz_flags = f;
   lz_prog_argc = argc;
   lz_prog_argv = args;
-  lz_dup_start(); /* --dup-report: the duplicate-work detector (replay_dup.h) */
+  lz_dup_start();  /* --dup-report: the duplicate-work detector (replay_dup.h) */
   lz_step_start(); /* --step: this process becomes the stepper's controller (replay_step.h) */
 }
 
@@ -236,11 +236,22 @@ void lz_replay_post_slice(LzCap *cap, uint32_t tid, LzStopWhy why, uint64_t allo
   lz_ev_put64(p, c ? lz_rpl_encode_alloc(c, alloc) : alloc);
 }
 
+static LzWord caf_id(const LzWord *x) { /* Note [Thunk ids] */
+  LzWord off = (LzWord)((uintptr_t)x - (uintptr_t)&lz_ind_info) & ((1ull << 46) - 1);
+  return (LzWord)LZ_THUNK_ID_STATIC << 48 | 1ull << 47 | off << 1 | 1;
+}
+
 LzWord lz_replay_thunk_id(const LzWord *x) {
   if (LZ_IS_THUNK_ID(x[1])) return x[1] & ~(LzWord)LZ_THUNK_ID_MARKS;
   if (x[1] != 0 || GC_is_heap_ptr((void *)x)) return 0;
-  LzWord off = (LzWord)((uintptr_t)x - (uintptr_t)&lz_ind_info) & ((1ull << 46) - 1);
-  return (LzWord)LZ_THUNK_ID_STATIC << 48 | 1ull << 47 | off << 1 | 1;
+  return caf_id(x);
+}
+
+/* The id of a thunk being blocked on or updated, whose spare word may hold its value
+ * already (read as `spare`): a CAF is named by its address all the same (slow paths). */
+static LzWord named_id(const LzWord *x, LzWord spare) {
+  if (LZ_IS_THUNK_ID(spare)) return spare & ~(LzWord)LZ_THUNK_ID_MARKS;
+  return GC_is_heap_ptr((void *)x) ? 0 : caf_id(x);
 }
 
 void lz_replay_claimed(LzCap *cap, LzWord thunk) {
@@ -268,8 +279,7 @@ void lz_replay_entered(LzCap *cap, LzWord thunk, LzWord id) {
     bool updated = !LZ_IS_THUNK_ID(cur);
     if (own && !updated && !(cur & LZ_THUNK_ID_SHARED))
       return; /* the first to enter it: not recorded */
-    if (!own && (updated || (cur & LZ_THUNK_ID_OWNER)))
-      type = LZ_EVT_RPL_JOIN;
+    if (!own && (updated || (cur & LZ_THUNK_ID_OWNER))) type = LZ_EVT_RPL_JOIN;
     id &= ~(LzWord)LZ_THUNK_ID_MARKS;
   } else {
     return;
@@ -299,17 +309,17 @@ void lz_replay_updating(LzCap *cap, LzWord *thunk, LzWord spare) {
 void lz_replay_blocking(LzCap *cap, LzWord *thunk) {
   LzEvBuf *eb = cap->rest->ev;
   if (!eb || lz_replay_mode == LZ_RPL_OFF) return;
-  /* 0 when the thunk has no id, or when its owner is updating it: the update writes the
-   * result into the spare word before the info word (glue.c), and this thread may still
-   * announce its wait in between; replay accepts any thunk for a 0 */
+  /* 0 when the thunk has no id, or when its owner is updating it (not a CAF): the update
+   * writes the result into the spare word before the info word (glue.c), and this thread
+   * may still announce its wait in between; replay accepts any thunk for a 0 */
   lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_BLOCK, LZ_RPL_CLAIM_BYTES),
-              id_field(cap, lz_replay_thunk_id(thunk)));
+              id_field(cap, named_id(thunk, __atomic_load_n(&thunk[1], __ATOMIC_RELAXED))));
 }
 
-bool lz_replay_yield_point(LzCap *cap, const void *info, size_t depth) {
+bool lz_replay_yield_point(LzCap *cap, const void *info, const LzWord *thunk, size_t depth) {
   if (lz_replay_mode == LZ_RPL_OFF) return true;
   uint64_t code = (uint64_t)((uintptr_t)info - (uintptr_t)&lz_ind_info);
-  if (lz_replay_mode == LZ_RPL_REPLAY && !lz_rpl_yield_here(cap, code, (uint32_t)depth))
+  if (lz_replay_mode == LZ_RPL_REPLAY && !lz_rpl_yield_here(cap, &code, (uint32_t)depth, thunk))
     return false;
   LzEvBuf *eb = cap->rest->ev;
   if (eb)
@@ -318,11 +328,11 @@ bool lz_replay_yield_point(LzCap *cap, const void *info, size_t depth) {
   return true;
 }
 
-void lz_replay_waking(LzCap *cap, LzWord id) {
+void lz_replay_waking(LzCap *cap, const LzWord *thunk, LzWord id) {
   LzEvBuf *eb = cap->rest->ev;
   if (!eb || lz_replay_mode == LZ_RPL_OFF) return;
   lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_WAKE, LZ_RPL_CLAIM_BYTES),
-              id_field(cap, LZ_IS_THUNK_ID(id) ? id & ~(LzWord)LZ_THUNK_ID_MARKS : 0));
+              id_field(cap, named_id(thunk, id)));
 }
 
 static __thread bool exiting; /* this OS thread runs lz_exit */

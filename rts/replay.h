@@ -110,9 +110,13 @@ void lz_replay_spark_pushed(LzCap *cap, LzWord closure, LzSparkId id);
  * lz_replay_spark_pushed. True when pushed. */
 bool lz_replay_spark_new(LzCap *cap, LzSparkPool *pool, LzWord closure);
 
-/* blackhole.c, replay: a thread found a blackhole owned by another thread. True: block
- * (the recording blocked here); false: the blackhole has been updated meanwhile. */
-bool lz_replay_may_block(LzCap *cap, LzWord *thunk);
+/* blackhole.c, replay: a thread found a blackhole owned by another thread, with `depth`
+ * stack words in use. LZ_RPL_BH_BLOCK: block (the recording blocked here); _EVAL: the
+ * blackhole has been updated meanwhile; _STOP: the recorded pre-emption is here (it
+ * stopped at the entry of this thunk while another capability claimed it): stop as a
+ * heap check would (lz_yield_enter). */
+enum { LZ_RPL_BH_EVAL, LZ_RPL_BH_BLOCK, LZ_RPL_BH_STOP };
+int lz_replay_may_block(LzCap *cap, LzWord *thunk, size_t depth);
 
 /* Generated code (the -replay way, codegen/cg_expr.c claim_thunk). lz_replay_claimed:
  * the capability won the claim of a thunk whose id names another capability (posts
@@ -141,14 +145,20 @@ bool lz_rpl_lazy_won(LzCap *cap); /* replay_sched.c: post RPL_WON for this updat
  * check of the code of `info` with `depth` stack words in use. Record: posts RPL_YIELD,
  * true. Replay: true when this is the recorded stop (posts RPL_YIELD); false when it is not
  * (another heap check at the same allocation count): the caller re-enters the code, whose
- * heap check then goes on (the next lz_yield_check answers no). */
-bool lz_replay_yield_point(LzCap *cap, const void *info, size_t depth);
-/* replay_sched.c, for it: is this the recorded stop? */
-bool lz_rpl_yield_here(LzCap *cap, uint64_t code, uint32_t depth);
+ * heap check then goes on (the next lz_yield_check answers no). `thunk`: the closure
+ * entered (lz_yield_enter; NULL at a return), whose info word another capability may
+ * change meanwhile (Note [Replay], pre-emption at a thunk's entry). */
+bool lz_replay_yield_point(LzCap *cap, const void *info, const LzWord *thunk, size_t depth);
+/* glue.c, replay: a thread with cap->yield set enters an IND with sp: is the recorded
+ * stop here? (Another capability updated, earlier than in the recording, the thunk at
+ * whose entry heap check the recording stopped.) Then the caller jumps to lz_yield_enter. */
+bool lz_rpl_stop_at_ind(LzCap *cap, const LzWord *sp);
+/* replay_sched.c, for it: is this the recorded stop? If so, *code is what to post. */
+bool lz_rpl_yield_here(LzCap *cap, uint64_t *code, uint32_t depth, const LzWord *thunk);
 
-/* glue.c, the update frame, both modes: the update of the thunk whose spare word was `id`
+/* glue.c, the update frame, both modes: the update of `thunk`, whose spare word was `id`,
  * wakes threads (posts RPL_WAKE). */
-void lz_replay_waking(LzCap *cap, LzWord id);
+void lz_replay_waking(LzCap *cap, const LzWord *thunk, LzWord id);
 
 /* blackhole.c, replay: the threads an update wakes (a list through ->link), reordered as
  * the recording's THREAD_WAKEUP events of the running slice have them. */

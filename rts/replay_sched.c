@@ -23,6 +23,7 @@
 #include "rts_priv.h"
 
 #if LZ_REPLAY
+#include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -220,44 +221,31 @@ static void match_wakeups(void) {
       }
     }
   }
-  qsort(b, nb, sizeof(Block), by_tid_time);
-  for (unsigned c = 0; c < nstreams; c++)
-    for (size_t i = 0; i < streams[c].n; i++) {
-      Ev *x = &streams[c].ev[i];
-      if (x->type != LZ_EVT_THREAD_WAKEUP || x->len < 4 || x->thunk) continue;
-      uint32_t tid = lz_ev_get32(PAY(x));
-      size_t lo = 0, hi = nb; /* the first block after (tid, time) */
-      while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (b[mid].tid < tid || (b[mid].tid == tid && b[mid].time <= x->time))
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      x->thunk = lo > 0 && b[lo - 1].tid == tid ? b[lo - 1].id : 0;
-    }
-  /* blocks without an id: from the thread's next wake-up (by an RPL_WAKE) */
+  /* Each block of a thread is ended by its next wake-up (only blackholes block and wake),
+   * so the thread's n-th block and n-th wake-up in time order belong together: a wake-up
+   * without an RPL_WAKE gets the block's thunk, a block the recorder could not name (id 0)
+   * the wake-up's RPL_WAKE. Paired by their order rather than by comparing times: the
+   * block and the wake-up that ends the one before may share a (rounded) time. */
   size_t nw = 0, wroom = 0;
   Block *w = NULL;
   for (unsigned c = 0; c < nstreams; c++)
     for (size_t i = 0; i < streams[c].n; i++) {
-      const Ev *x = &streams[c].ev[i];
-      if (x->type != LZ_EVT_THREAD_WAKEUP || x->len < 4 || !x->thunk) continue;
+      Ev *x = &streams[c].ev[i];
+      if (x->type != LZ_EVT_THREAD_WAKEUP || x->len < 4) continue;
       w = grow(w, &wroom, nw + 1, sizeof(Block));
-      w[nw++] = (Block){lz_ev_get32(PAY(x)), x->time, x->thunk, NULL, x->index};
+      w[nw++] = (Block){lz_ev_get32(PAY(x)), x->time, x->thunk, x, x->index};
     }
+  qsort(b, nb, sizeof(Block), by_tid_time);
   qsort(w, nw, sizeof(Block), by_tid_time);
-  for (size_t k = 0; k < nb; k++) {
-    if (b[k].id) continue;
-    size_t lo = 0, hi = nw; /* the first wake-up at or after (tid, time) */
-    while (lo < hi) {
-      size_t mid = (lo + hi) / 2;
-      if (w[mid].tid < b[k].tid || (w[mid].tid == b[k].tid && w[mid].time < b[k].time))
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    if (lo < nw && w[lo].tid == b[k].tid) b[k].ev->thunk = w[lo].id;
+  for (size_t k = 0, j = 0; k < nb; k++) {
+    while (j < nw && w[j].tid < b[k].tid)
+      j++;
+    while (j < nw && w[j].tid == b[k].tid && w[j].time < b[k].time)
+      j++; /* a wake-up before this block (of a block not recorded): not this one's */
+    if (j == nw || w[j].tid != b[k].tid) continue;
+    if (!w[j].id) w[j].ev->thunk = b[k].id;
+    if (!b[k].id) b[k].ev->thunk = w[j].id;
+    j++;
   }
   free(w);
   free(b);
@@ -543,9 +531,11 @@ static void compare(unsigned cap, uint16_t type, const uint8_t *p, uint32_t len)
     diverged(cap, NULL, g);
   }
   const Ev *want = &s->ev[s->cmp];
-  if (type == LZ_EVT_RPL_BLOCK && want->type == type && want->len == len &&
-      !lz_ev_get64(PAY(want))) {
-    s->cmp++; /* the recording could not name the thunk (lz_replay_blocking) */
+  if ((type == LZ_EVT_RPL_BLOCK || type == LZ_EVT_RPL_WAKE) && want->type == type &&
+      want->len == len && !lz_ev_get64(PAY(want))) {
+    /* the recording could not name the thunk (lz_replay_blocking; a CAF before the
+     * recorder named CAFs there by their address) */
+    s->cmp++;
     return;
   }
   if (want->type != type || want->len != len || memcmp(PAY(want), p, len) != 0) {
@@ -1140,6 +1130,8 @@ void lz_replay_before_update(LzCap *cap, LzWord *thunk) {
     Ev *e = &s->ev[s->wk[j]];
     if (e->done || e->thunk != id) continue;
     BlockWant w = {lz_ev_get32(PAY(e)), NULL, false, (LzWord)thunk};
+    TRACE("capability %u updates %llx: recorded thread %u blocks on it first\n", cap->cap_no,
+          (unsigned long long)id, w.rec);
     wait_until(cap, has_blocked, &w, "a thread to block on the thunk this capability updates");
     e->done = 1;
   }
@@ -1186,15 +1178,100 @@ LzThread *lz_replay_wake_order(LzCap *cap, LzThread *woken) {
   return out;
 }
 
+/* Pre-emption at a thunk's entry (Note [Replay], "a stop at a thunk's entry"): the heap
+ * check of a thunk's code comes before its claim, and RPL_YIELD names the code by the
+ * thunk's info word as lz_yield_enter reads it. Another capability may claim or update
+ * the thunk in between, in the recording (the code is then a blackhole's or an IND's) or
+ * in the replay, earlier than in the recording (the thread finds a blackhole where the
+ * recording stopped at the thunk's code). Either way it is the same stop. */
+static bool changed_thunk_code(uint64_t code) { /* a blackhole's or an IND's */
+  return code == (uint64_t)((uintptr_t)&lz_blackhole_info - (uintptr_t)&lz_ind_info) ||
+         code == (uint64_t)((uintptr_t)&lz_blackhole_waited_info - (uintptr_t)&lz_ind_info) ||
+         code == 0;
+}
+
+static uintptr_t image_lo, image_hi; /* the loaded segment that holds lz_ind_info */
+
+static int find_info_segment(struct dl_phdr_info *in, size_t n, void *arg) {
+  (void)n, (void)arg;
+  uintptr_t at = (uintptr_t)&lz_ind_info;
+  for (int i = 0; i < in->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &in->dlpi_phdr[i];
+    uintptr_t lo = in->dlpi_addr + ph->p_vaddr;
+    if (ph->p_type == PT_LOAD && at >= lo && at < lo + ph->p_memsz) {
+      image_lo = lo, image_hi = lo + ph->p_memsz;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Is the recorded code a thunk's info table? (A log is data: only read inside that
+ * segment, where the program's info tables are.) */
+static bool thunk_code(uint64_t code) {
+  static bool looked;
+  if (!looked) looked = true, dl_iterate_phdr(find_info_segment, NULL);
+  uintptr_t a = (uintptr_t)&lz_ind_info + (uintptr_t)code;
+  if (a % 8 || a < image_lo || a + sizeof(LzInfo) > image_hi) return false;
+  return ((const LzInfo *)a)->type == LZ_THUNK;
+}
+
+/* A recorded stop at the entry of a thunk, at the blackhole `thunk` is here. */
+static bool stop_at_blackhole(uint64_t recorded) {
+  return changed_thunk_code(recorded) || thunk_code(recorded);
+}
+
+/* Is the recorded stop (a blackhole's or an IND's code) this one, at the entry of an
+ * unevaluated `thunk` that the claim gate leaves to another capability (eager), or that has
+ * changed by then in the recording anyway (lazy), or at a blackhole? */
+static bool stop_at_thunk(LzCap *cap, uint64_t recorded, const LzWord *thunk) {
+  if (!thunk) return false;
+  const LzInfo *info = (const LzInfo *)__atomic_load_n(&thunk[0], __ATOMIC_ACQUIRE);
+  if (info->type == LZ_BLACKHOLE || info->type == LZ_IND) /* lz_replay_may_block, _stop_at_ind */
+    return stop_at_blackhole(recorded);
+  if (info->type != LZ_THUNK || !changed_thunk_code(recorded)) return false;
+  uint64_t id = lz_replay_thunk_id(thunk);
+  if (!id) return false;
+  if (cap->lazy_bh) return true;
+  int who = map_get(&claims, id);
+  return who < 0 ? LZ_THUNK_ID_CAP(id) != cap->cap_no : (unsigned)who != cap->cap_no;
+}
+
+bool lz_rpl_stop_at_ind(LzCap *cap, const LzWord *sp) {
+  Stream *s = &streams[cap->cap_no];
+  LzThread *t = cap->tso;
+  if (!t || !s->in_slice || s->slice_why != LZ_STOP_YIELD || cap->alloc_bytes != s->slice_alloc ||
+      s->yield_at >= s->slice_at)
+    return false;
+  const uint8_t *p = PAY(&s->ev[s->yield_at]);
+  if (lz_ev_get32(p + 8) != (uint32_t)(t->stack + t->stack_words - sp) ||
+      !stop_at_blackhole(lz_ev_get64(p)))
+    return false;
+  TRACE("capability %u stops at an IND, where the recording stopped at a thunk's entry\n",
+        cap->cap_no);
+  return true;
+}
+
 /* Pre-emption: a function's heap check is passed without allocating when its path does not
  * allocate, so several checks can see the recorded allocation count; the recorded one is
  * the one in the recorded code at the recorded stack depth (RPL_YIELD). Not this one: the
  * thread re-enters the code, whose heap check asks again and is told to go on. */
-bool lz_rpl_yield_here(LzCap *cap, uint64_t code, uint32_t depth) {
+bool lz_rpl_yield_here(LzCap *cap, uint64_t *code, uint32_t depth, const LzWord *thunk) {
   Stream *s = &streams[cap->cap_no];
   if (!s->in_slice || s->yield_at >= s->slice_at) return true; /* nothing recorded: here */
   const uint8_t *p = PAY(&s->ev[s->yield_at]);
-  if (lz_ev_get64(p) == code && lz_ev_get32(p + 8) == depth) return true;
+  if (lz_ev_get64(p) == *code && lz_ev_get32(p + 8) == depth) return true;
+  if (lz_ev_get32(p + 8) == depth && stop_at_thunk(cap, lz_ev_get64(p), thunk)) {
+    TRACE("capability %u: stops at the entry of thunk %llx, changed in one of the runs\n",
+          cap->cap_no, (unsigned long long)lz_replay_thunk_id(thunk));
+    *code = lz_ev_get64(p); /* as recorded */
+    return true;
+  }
+  TRACE("capability %u: heap check %llx depth %u (thunk %llx) is not the recorded stop (%llx "
+        "depth %u)\n",
+        cap->cap_no, (unsigned long long)*code, depth,
+        (unsigned long long)(thunk ? lz_replay_thunk_id(thunk) : 0),
+        (unsigned long long)lz_ev_get64(p), lz_ev_get32(p + 8));
   s->skip_check = true;
   cap->yield = 1;
   return false;
@@ -1237,20 +1314,30 @@ static uint64_t recorded_block_id(Stream *s) {
   return 0;
 }
 
-bool lz_replay_may_block(LzCap *cap, LzWord *thunk) {
+int lz_replay_may_block(LzCap *cap, LzWord *thunk, size_t depth) {
   Stream *s = &streams[cap->cap_no];
   if (s->in_slice && s->slice_why == LZ_STOP_BLOCKED && cap->alloc_bytes == s->slice_alloc) {
     /* Note [Thunk ids]: not on another blackhole than the recorded one (that one was
      * updated in the recording by the time this thread came to it) */
     uint64_t want = recorded_block_id(s), id = lz_replay_thunk_id(thunk);
-    if (!want || !id || want == id) return true;
+    if (!want || !id || want == id) return LZ_RPL_BH_BLOCK;
+  }
+  if (s->in_slice && s->slice_why == LZ_STOP_YIELD && cap->alloc_bytes == s->slice_alloc &&
+      s->yield_at < s->slice_at) {
+    /* the recorded stop was at this thunk's entry (stop_at_thunk) */
+    const uint8_t *p = PAY(&s->ev[s->yield_at]);
+    if (lz_ev_get32(p + 8) == depth && stop_at_blackhole(lz_ev_get64(p))) {
+      TRACE("capability %u stops at blackhole %llx, where the recording stopped\n", cap->cap_no,
+            (unsigned long long)lz_replay_thunk_id(thunk));
+      return LZ_RPL_BH_STOP;
+    }
   }
   TRACE(
       "capability %u waits for blackhole %llx to be updated (allocated %llu, slice ends at %llu)\n",
       cap->cap_no, (unsigned long long)lz_replay_thunk_id(thunk),
       (unsigned long long)cap->alloc_bytes, (unsigned long long)s->slice_alloc);
   wait_until(cap, not_blackhole, thunk, "a thunk another thread evaluates");
-  return false;
+  return LZ_RPL_BH_EVAL;
 }
 
 /* Note [Thunk ids]: a thunk the recording says another capability claimed (RPL_CLAIM,
@@ -1309,6 +1396,10 @@ int lz_replay_claim_gate(LzCap *cap, LzWord thunk) {
   LzWord *x = LZ_UNTAG(thunk);
   LzWord id = lz_replay_thunk_id(x);
   if (!id) return 1;
+  /* a thread resumed at the thunk's entry after a stop there (lz_yield_enter): claimed or
+   * updated since, it evaluates the thunk again, as the recording's did (its claim failed) */
+  uint16_t type = ((const LzInfo *)__atomic_load_n(&x[0], __ATOMIC_ACQUIRE))->type;
+  if (type == LZ_BLACKHOLE || type == LZ_IND) return 0;
   if (cap->lazy_bh) return lazy_gate(cap, x, id);
   int who = map_get(&claims, id);
   /* every claim of another capability's thunk or a CAF is recorded: one this capability
@@ -1319,8 +1410,9 @@ int lz_replay_claim_gate(LzCap *cap, LzWord thunk) {
   }
   ClaimWant w = {x, x[0]};
   debug_gate_id = id;
-  TRACE("capability %u: claim gate waits for %llx (claimed by %d) at %llu bytes\n", cap->cap_no,
-        (unsigned long long)id, who, (unsigned long long)cap->alloc_bytes);
+  TRACE("capability %u: claim gate waits for %llx (%s, claimed by %d) at %llu bytes\n", cap->cap_no,
+        (unsigned long long)id, ((const LzInfo *)x[0])->name ? ((const LzInfo *)x[0])->name : "?",
+        who, (unsigned long long)cap->alloc_bytes);
   wait_until(cap, claimed_meanwhile, &w, "a thunk another capability claims");
   return 0;
 }
