@@ -416,20 +416,32 @@ static void test_header_errors(void **state) {
   /* a later version (with a correct check value) */
   memcpy(copy, file, n);
   uint32_t hlen = (uint32_t)copy[4] | (uint32_t)copy[5] << 8 | (uint32_t)copy[6] << 16;
-  copy[8 + 8] = 3;
+  copy[8 + 8] = 4;
   uint8_t sum[32];
   lz_sha256(copy + 8 + 16, hlen - 16, sum);
   memcpy(copy + 8 + 12, sum, 4);
   spit(bad, copy, n);
   expect_open_error(bad, NULL,
-                    "replay log format version 3; this runtime reads version 2 (recorded by a "
+                    "replay log format version 4; this runtime reads version 3 (recorded by a "
                     "newer runtime)");
-  /* an older version: version 1 stored the replay events' values plain */
+  /* older versions: 1 stored the replay events' values plain, 2 the records uncompressed */
   copy[8 + 8] = 1;
   spit(bad, copy, n);
   expect_open_error(bad, NULL,
-                    "replay log format version 1; this runtime reads version 2 (recorded by an "
+                    "replay log format version 1; this runtime reads version 3 (recorded by an "
                     "older runtime: record it again)");
+  copy[8 + 8] = 2;
+  spit(bad, copy, n);
+  expect_open_error(bad, NULL,
+                    "format version 2; this runtime reads version 3 (recorded by an older");
+
+  /* the compressed records damaged, the check value made to match: zstd's error */
+  memcpy(copy, file, n);
+  copy[8 + 52 + 4] ^= 0xff; /* the records' zstd frame header */
+  lz_sha256(copy + 8 + 16, hlen - 16, sum);
+  memcpy(copy + 8 + 12, sum, 4);
+  spit(bad, copy, n);
+  expect_open_error(bad, NULL, "corrupted header: its records");
 
   /* a byte of the arguments changed: the check value catches it */
   memcpy(copy, file, n);
