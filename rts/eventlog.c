@@ -386,8 +386,11 @@ static void header_type(Bytes *b, uint16_t num, uint16_t size, const char *desc)
 static bool write_header(const LzEvOptions *o) {
   Bytes b = {0};
   lz_ev_put32(lz_ev_put32(bytes_room(&b, 8), HEADER_BEGIN), HET_BEGIN);
-  for (size_t i = 0; i < N_BUILTIN; i++)
-    header_type(&b, builtin_types[i].num, builtin_types[i].size, builtin_types[i].desc);
+  for (size_t i = 0; i < N_BUILTIN; i++) {
+    bool terse = o->terse_types && builtin_types[i].num < LZ_EV_LZ_BASE;
+    header_type(&b, builtin_types[i].num, builtin_types[i].size,
+                terse ? "" : builtin_types[i].desc);
+  }
   for (size_t i = 0; i < o->ntypes; i++)
     header_type(&b, o->types[i].num, o->types[i].size, o->types[i].desc);
   uint8_t *p = bytes_room(&b, 12);

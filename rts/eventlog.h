@@ -127,6 +127,8 @@ typedef struct LzEvOptions {
   uint32_t coarse_unit_ns;   /* the same for every type but fine_types (0: time_unit_ns) */
   const uint16_t *fine_types; /* types whose times keep time_unit_ns */
   size_t nfine;
+  bool terse_types; /* GHC's types declared without their descriptions (readers know
+                       them by number; lz_replay_type_desc fills them in): recordings */
 } LzEvOptions;
 
 /* Start the log: writes the header and the process events (capsets, RTS identifier,

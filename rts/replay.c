@@ -177,6 +177,7 @@ static void record_start(int argc, char **argv) {
   o.coarse_unit_ns = RECORD_COARSE_UNIT_NS;
   o.fine_types = fine_types;
   o.nfine = sizeof fine_types / sizeof fine_types[0];
+  o.terse_types = true; /* 480 bytes less, compressed: Note [Replay log encoding] */
   codecs = aligned_alloc(64, sizeof(CapCodec) * lz_ncaps);
   if (!codecs) lz_die(1, "--record: out of memory");
   memset(codecs, 0, sizeof(CapCodec) * lz_ncaps);

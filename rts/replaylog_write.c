@@ -150,10 +150,10 @@ static HdrBuf encode_header(const LzReplayHeader *h) {
  * program's log has, and zstd's level 1 leaves much of it; these go through a slower
  * compressor (optimal parsing, small tables: about 12 MB/s against 300 here, 7-14 %
  * smaller), within a budget of CPU time: SMALL_FREE bytes, plus SMALL_PER_SEC for each
- * second since the log was opened (at most about 1 % of one CPU, 5 ms of it at once). */
+ * second since the log was opened (at most about 0.5 % of one CPU, plus 0.7 ms). */
 #define SMALL_MAX     ((size_t)64 << 10)
-#define SMALL_FREE    ((uint64_t)64 << 10)
-#define SMALL_PER_SEC ((uint64_t)128 << 10)
+#define SMALL_FREE    ((uint64_t)8 << 10)
+#define SMALL_PER_SEC ((uint64_t)64 << 10)
 
 static ZSTD_CCtx *small_cctx(void) {
   ZSTD_CCtx *c = ZSTD_createCCtx();
