@@ -52,6 +52,18 @@ static const EvTypeDecl builtin_types[] = {
 uint64_t lz_ev_t0;
 uint32_t lz_ev_classes;
 uint64_t lz_ev_time_mask = ~(uint64_t)0;
+uint64_t lz_ev_coarse_mask = ~(uint64_t)0;
+uint8_t lz_ev_fine_bits[(LZ_EV_MAX_TYPE + 8) / 8];
+
+/* The open log's time units (every one 1 ns when unit is 0 or 1). */
+static void set_time_units(uint32_t unit, uint32_t coarse, const uint16_t *fine, size_t nfine) {
+  lz_ev_time_mask = unit > 1 ? ~((uint64_t)unit - 1) : ~(uint64_t)0;
+  lz_ev_coarse_mask = coarse > 1 ? ~((uint64_t)coarse - 1) : lz_ev_time_mask;
+  memset(lz_ev_fine_bits, 0, sizeof lz_ev_fine_bits);
+  for (size_t i = 0; i < nfine; i++)
+    if (fine[i] <= LZ_EV_MAX_TYPE)
+      lz_ev_fine_bits[fine[i] >> 3] |= (uint8_t)(1u << (fine[i] & 7));
+}
 static bool clock_started;
 
 /* State of the open log, written only by open and close (no capability running);
@@ -374,8 +386,11 @@ static void header_type(Bytes *b, uint16_t num, uint16_t size, const char *desc)
 static bool write_header(const LzEvOptions *o) {
   Bytes b = {0};
   lz_ev_put32(lz_ev_put32(bytes_room(&b, 8), HEADER_BEGIN), HET_BEGIN);
-  for (size_t i = 0; i < N_BUILTIN; i++)
-    header_type(&b, builtin_types[i].num, builtin_types[i].size, builtin_types[i].desc);
+  for (size_t i = 0; i < N_BUILTIN; i++) {
+    bool terse = o->terse_types && builtin_types[i].num < LZ_EV_LZ_BASE;
+    header_type(&b, builtin_types[i].num, builtin_types[i].size,
+                terse ? "" : builtin_types[i].desc);
+  }
   for (size_t i = 0; i < o->ntypes; i++)
     header_type(&b, o->types[i].num, o->types[i].size, o->types[i].desc);
   uint8_t *p = bytes_room(&b, 12);
@@ -452,7 +467,9 @@ int lz_eventlog_open(const char *path, unsigned ncaps, int argc, char *const arg
   if (opt)
     o = *opt;
   if (ncaps < 1 || ncaps >= LZ_EV_CAP_GLOBAL || argc < 0 || (argc > 0 && !argv) ||
-      (!o.sink && !path) || (o.time_unit_ns & (o.time_unit_ns - 1)) != 0 || !declare_types(&o)) {
+      (!o.sink && !path) || (o.time_unit_ns & (o.time_unit_ns - 1)) != 0 ||
+      (o.coarse_unit_ns & (o.coarse_unit_ns - 1)) != 0 ||
+      (o.coarse_unit_ns && o.coarse_unit_ns < o.time_unit_ns) || !declare_types(&o)) {
     errno = EINVAL;
     return -1;
   }
@@ -476,7 +493,7 @@ int lz_eventlog_open(const char *path, unsigned ncaps, int argc, char *const arg
     lz_evw_init(lz_evw_file_sink, f, chunk, max_chunks);
   }
   lz_ev_clock_start();
-  lz_ev_time_mask = o.time_unit_ns > 1 ? ~((uint64_t)o.time_unit_ns - 1) : ~(uint64_t)0;
+  set_time_units(o.time_unit_ns, o.coarse_unit_ns, o.fine_types, o.nfine);
 
   int err = ENOMEM;
   ev_caps = aligned_alloc(64, sizeof(LzEvBuf) * ncaps);
@@ -487,6 +504,7 @@ int lz_eventlog_open(const char *path, unsigned ncaps, int argc, char *const arg
   for (unsigned c = 0; c < ncaps; c++)
     ev_caps[c].cap = (uint16_t)c;
   ev_global.cap = LZ_EV_CAP_GLOBAL;
+  ev_global.last = 0;
   ev_all = all_buffers();
   if (!ev_all)
     goto fail;
@@ -509,7 +527,7 @@ fail:
   free(ev_caps);
   ev_caps = NULL;
   ev_ncaps = 0;
-  lz_ev_time_mask = ~(uint64_t)0;
+  set_time_units(0, 0, NULL, 0);
   lz_evw_finish();
   errno = err;
   return -1;
@@ -540,6 +558,6 @@ int lz_eventlog_close(void) {
   ev_caps = NULL;
   ev_ncaps = 0;
   lz_ev_classes = 0;
-  lz_ev_time_mask = ~(uint64_t)0;
+  set_time_units(0, 0, NULL, 0);
   return ok ? 0 : -1;
 }

@@ -96,6 +96,7 @@ typedef struct LzEvBuf {
   uint8_t *lim;       /* end of the current chunk's space */
   LzEvChunk *chunk;   /* the chunk being filled; its first event is the block marker */
   uint16_t cap;       /* capability number (LZ_EV_CAP_GLOBAL for the global buffer) */
+  uint64_t last;      /* the last timestamp written here (lz_ev_stamp_in) */
 } LzEvBuf;
 
 /* A sink receives the log's bytes in order, from one thread at a time (the opener for
@@ -123,6 +124,11 @@ typedef struct LzEvOptions {
   void *sink_ctx;
   uint32_t time_unit_ns; /* timestamps rounded down to a multiple of this power of
                             two (0, 1: ns); recordings: Note [Replay log encoding] */
+  uint32_t coarse_unit_ns;   /* the same for every type but fine_types (0: time_unit_ns) */
+  const uint16_t *fine_types; /* types whose times keep time_unit_ns */
+  size_t nfine;
+  bool terse_types; /* GHC's types declared without their descriptions (readers know
+                       them by number; lz_replay_type_desc fills them in): recordings */
 } LzEvOptions;
 
 /* Start the log: writes the header and the process events (capsets, RTS identifier,
@@ -154,6 +160,13 @@ void lz_ev_global_end(LzEvBuf *g);
 /* Hand the current block to the writer now (an idle capability, or before a risky
  * operation) and start a new one. */
 void lz_ev_flush(LzEvBuf *eb);
+/* The same when the capability goes idle, but only once the block's first event is
+ * LZ_EV_IDLE_FLUSH_NS old: a capability idle for a moment between bursts would otherwise
+ * hand over a tiny block each time (a replay log's tiny zstd frames compress badly:
+ * Note [Small frames] in docs/notes/replay-log.md). An idle capability calls it again at
+ * least every 100 ms (sched.c), so its events still reach the file. */
+#define LZ_EV_IDLE_FLUSH_NS ((uint64_t)100 * 1000 * 1000)
+void lz_ev_flush_idle(LzEvBuf *eb);
 
 typedef struct LzEvStats {
   uint64_t chunks;     /* blocks written */
@@ -181,6 +194,21 @@ static inline uint64_t lz_ev_now(void) {
  * non-decreasing and never before its block's start. */
 extern uint64_t lz_ev_time_mask; /* ~(unit - 1) */
 static inline uint64_t lz_ev_stamp(void) { return lz_ev_now() & lz_ev_time_mask; }
+/* The timestamp of an event of `type` in eb (type 0xffff: a block marker): lz_ev_now
+ * rounded down to the coarse unit, or for LzEvOptions.fine_types to the fine one, and
+ * never below eb's previous timestamp, so each buffer's times stay non-decreasing (an
+ * event after a fine one in the same coarse unit repeats its time). Note [Replay log
+ * encoding] in docs/notes/replay-log.md. */
+extern uint64_t lz_ev_coarse_mask;
+extern uint8_t lz_ev_fine_bits[(LZ_EV_MAX_TYPE + 8) / 8];
+static inline uint64_t lz_ev_stamp_in(LzEvBuf *eb, uint16_t type) {
+  bool fine = type <= LZ_EV_MAX_TYPE && (lz_ev_fine_bits[type >> 3] >> (type & 7) & 1);
+  uint64_t t = lz_ev_now() & (fine ? lz_ev_time_mask : lz_ev_coarse_mask);
+  if (t < eb->last)
+    t = eb->last;
+  eb->last = t;
+  return t;
+}
 
 /* ---- encoding helpers (big-endian, unaligned) ------------------------------------------ */
 
@@ -248,7 +276,7 @@ static inline uint8_t *lz_ev_begin(LzEvBuf *eb, uint16_t type, size_t payload) {
   uint8_t *p = eb->pos;
   eb->pos = p + n;
   p = lz_ev_put16(p, type);
-  return lz_ev_put64(p, lz_ev_stamp());
+  return lz_ev_put64(p, lz_ev_stamp_in(eb, type));
 }
 
 /* Logging off: the buffer pointer is NULL. Each lz_ev_* function below is that one

@@ -91,7 +91,7 @@ LzEvStats lz_eventlog_stats(void) {
 static void block_start(LzEvBuf *eb, LzEvChunk *c) {
   eb->chunk = c;
   uint8_t *p = lz_ev_put16(c->data, LZ_EVT_BLOCK_MARKER);
-  p = lz_ev_put64(p, lz_ev_stamp());
+  p = lz_ev_put64(p, lz_ev_stamp_in(eb, 0xffff));
   memset(p, 0, 12); /* size u32 and end time u64: patched by block_finish */
   lz_ev_put16(p + 12, eb->cap);
   eb->pos = c->data + LZ_EV_MARKER_BYTES;
@@ -104,7 +104,7 @@ static bool block_finish(LzEvBuf *eb) {
   c->len = (size_t)(eb->pos - c->data);
   uint8_t *p = c->data + LZ_EV_HEADER_BYTES;
   p = lz_ev_put32(p, (uint32_t)c->len);
-  lz_ev_put64(p, lz_ev_stamp());
+  lz_ev_put64(p, lz_ev_stamp_in(eb, 0xffff));
   return c->len > LZ_EV_MARKER_BYTES;
 }
 
@@ -176,6 +176,15 @@ void lz_ev__refill(LzEvBuf *eb, size_t need) {
 
 void lz_ev_flush(LzEvBuf *eb) {
   if (eb && eb->pos > eb->chunk->data + LZ_EV_MARKER_BYTES)
+    block_swap(eb);
+}
+
+void lz_ev_flush_idle(LzEvBuf *eb) {
+  if (!eb || eb->pos == eb->chunk->data + LZ_EV_MARKER_BYTES)
+    return;
+  /* the block's first event's time (after the marker: type u16, time u64) */
+  uint64_t first = lz_ev_get64(eb->chunk->data + LZ_EV_MARKER_BYTES + 2);
+  if (lz_ev_now() - first >= LZ_EV_IDLE_FLUSH_NS)
     block_swap(eb);
 }
 

@@ -43,7 +43,11 @@ typedef union {
   char pad[(sizeof(LzRplCodec) + 63) / 64 * 64];
 } CapCodec;
 static CapCodec *codecs;
-#define RECORD_TIME_UNIT_NS 256 /* recordings' timestamps: Note [Replay log encoding] */
+/* recordings' timestamps: Note [Replay log encoding] */
+#define RECORD_TIME_UNIT_NS   256  /* the events replay orders by time (below) */
+#define RECORD_COARSE_UNIT_NS 4096 /* all others */
+static const uint16_t fine_types[] = {LZ_EVT_THREAD_WAKEUP, LZ_EVT_MIGRATE_THREAD,
+                                      LZ_EVT_RPL_BLOCK, LZ_EVT_RPL_INPUT};
 
 const LzEvType lz_rpl_types[] = {
     {LZ_EVT_RPL_INPUT, LZ_EV_VAR, "Lz replay: input bytes"},
@@ -170,6 +174,10 @@ static void record_start(int argc, char **argv) {
   o.sink_ctx = writer;
   o.rts_id = "Lz-0.1 rts_rpl";
   o.time_unit_ns = RECORD_TIME_UNIT_NS;
+  o.coarse_unit_ns = RECORD_COARSE_UNIT_NS;
+  o.fine_types = fine_types;
+  o.nfine = sizeof fine_types / sizeof fine_types[0];
+  o.terse_types = true; /* 480 bytes less, compressed: Note [Replay log encoding] */
   codecs = aligned_alloc(64, sizeof(CapCodec) * lz_ncaps);
   if (!codecs) lz_die(1, "--record: out of memory");
   memset(codecs, 0, sizeof(CapCodec) * lz_ncaps);

@@ -251,10 +251,100 @@ static void match_wakeups(void) {
   free(b);
 }
 
-/* Number every RUN_THREAD by the thread's runs in time order (1, 2, ...): a thread may be
+/* Note [Run order] (docs/notes/replay.md): a thread's runs and arrivals (RUN_THREAD,
+ * MIGRATE_THREAD) by capability, each capability's in its order; a thread only changes
+ * capability by a MIGRATE_THREAD on the new one, so its runs go: those on the capability
+ * where it first ran up to that capability's next arrival of it, then those after the
+ * earliest pending arrival on another capability (the only one with 2 capabilities; by
+ * time, then file order, with more), and so on. Times are coarse (4 us), this order is
+ * exact. A thread whose events do not fit (no or two first capabilities) keeps its order
+ * by time. */
+typedef struct RunItem {
+  uint32_t tid;
+  unsigned cap;
+  Ev *ev;
+} RunItem;
+
+static int by_tid_cap_index(const void *a, const void *b) {
+  const RunItem *x = a, *y = b;
+  if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+  if (x->cap != y->cap) return x->cap < y->cap ? -1 : 1;
+  return x->ev->index < y->ev->index ? -1 : x->ev->index > y->ev->index ? 1 : 0;
+}
+
+typedef struct RunSeg {
+  size_t pos, end; /* the capability's items of the thread not walked yet */
+} RunSeg;
+
+/* One thread's items it[0..n) (sorted by capability, then index): number its runs in the
+ * order of the walk; false (nothing changed) if they do not fit. seg: nstreams entries. */
+static bool walk_runs(RunItem *it, size_t n, RunSeg *seg, Ev **order) {
+  for (unsigned c = 0; c < nstreams; c++)
+    seg[c] = (RunSeg){0, 0};
+  int first = -1;
+  for (size_t k = 0; k < n; k++) {
+    if (k > 0 && it[k - 1].cap == it[k].cap) continue;
+    size_t e = k;
+    while (e < n && it[e].cap == it[k].cap)
+      e++;
+    seg[it[k].cap] = (RunSeg){k, e};
+    if (it[k].ev->type == LZ_EVT_RUN_THREAD) {
+      if (first >= 0) return false;
+      first = (int)it[k].cap;
+    }
+  }
+  size_t nruns = 0, total = 0;
+  for (size_t k = 0; k < n; k++)
+    total += it[k].ev->type == LZ_EVT_RUN_THREAD;
+  for (int cur = first; cur >= 0;) {
+    RunSeg *s = &seg[cur];
+    if (s->pos < s->end && it[s->pos].ev->type == LZ_EVT_MIGRATE_THREAD) s->pos++;
+    for (; s->pos < s->end && it[s->pos].ev->type == LZ_EVT_RUN_THREAD; s->pos++)
+      order[nruns++] = it[s->pos].ev;
+    int next = -1;
+    for (unsigned c = 0; c < nstreams; c++) {
+      if ((int)c == cur || seg[c].pos == seg[c].end) continue;
+      const Ev *x = it[seg[c].pos].ev, *y = next >= 0 ? it[seg[next].pos].ev : NULL;
+      if (!y || x->time < y->time || (x->time == y->time && x->index < y->index)) next = (int)c;
+    }
+    cur = next;
+  }
+  if (first < 0 || nruns != total) return false;
+  for (size_t k = 0; k < nruns; k++)
+    order[k]->thunk = k + 1;
+  return true;
+}
+
+static void walk_all_runs(void) {
+  RunItem *it = NULL;
+  size_t n = 0, room = 0;
+  for (unsigned c = 0; c < nstreams; c++)
+    for (size_t i = 0; i < streams[c].n; i++) {
+      Ev *x = &streams[c].ev[i];
+      if ((x->type != LZ_EVT_RUN_THREAD && x->type != LZ_EVT_MIGRATE_THREAD) || x->len < 4)
+        continue;
+      it = grow(it, &room, n + 1, sizeof(RunItem));
+      it[n++] = (RunItem){lz_ev_get32(PAY(x)), c, x};
+    }
+  qsort(it, n, sizeof(RunItem), by_tid_cap_index);
+  RunSeg *seg = malloc(nstreams * sizeof(RunSeg));
+  Ev **order = malloc((n ? n : 1) * sizeof(Ev *));
+  if (!seg || !order) lz_rpl_fail("--replay: out of memory");
+  for (size_t a = 0, b; a < n; a = b) {
+    for (b = a; b < n && it[b].tid == it[a].tid; b++)
+      ;
+    walk_runs(it + a, b - a, seg, order);
+  }
+  free(order);
+  free(seg);
+  free(it);
+}
+
+/* Number every RUN_THREAD by the thread's runs in order (1, 2, ...): a thread may be
  * in a run queue now for a later run than the one the capability looking at it has next
  * (it ran elsewhere, stopped and was queued again in the recording), so a run or a
- * migration waits until the thread's earlier runs have begun. */
+ * migration waits until the thread's earlier runs have begun. By time first, then by
+ * walk_all_runs. */
 static void order_runs(void) {
   Block *r = NULL;
   size_t nr = 0, room = 0;
@@ -269,6 +359,7 @@ static void order_runs(void) {
   for (size_t k = 0; k < nr; k++)
     r[k].ev->thunk = k > 0 && r[k - 1].tid == r[k].tid ? r[k - 1].ev->thunk + 1 : 1;
   free(r);
+  walk_all_runs();
 }
 
 /* ---- lazy blackholing (Note [Lazy blackholing replay] in docs/notes/replay.md) ----------

@@ -67,7 +67,8 @@ void lz_sha256_hex(const uint8_t hash[LZ_SHA256_BYTES], char hex[2 * LZ_SHA256_B
 
 /* ---- the header ---------------------------------------------------------------------------- */
 
-#define LZ_REPLAY_VERSION     2 /* 2: the replay events' encoding below (1: plain values) */
+/* 3: the header's records compressed; 2: the replay events' encoding below; 1: plain */
+#define LZ_REPLAY_VERSION     3
 #define LZ_REPLAY_FRAME_MAGIC 0x184D2A5Cu /* zstd skippable frame, nibble C */
 
 /* What a recording is tied to. String lists are `n` pointers to NUL-terminated strings.
@@ -89,7 +90,8 @@ typedef struct LzReplayHeader {
 typedef struct LzReplayWriter LzReplayWriter;
 
 /* Create `path` (truncating it) and write the header frame. level: zstd level, 0 for the
- * default (LZ_REPLAY_DEFAULT_LEVEL). Returns NULL with a message in err if the file cannot
+ * default (LZ_REPLAY_DEFAULT_LEVEL, and a stronger compressor for small pieces within a
+ * CPU budget: Note [Small frames]). Returns NULL with a message in err if the file cannot
  * be created or written. */
 #define LZ_REPLAY_DEFAULT_LEVEL 1
 LzReplayWriter *lz_replay_writer_open(const char *path, const LzReplayHeader *h, int level,

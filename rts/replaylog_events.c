@@ -255,8 +255,24 @@ int lz_replay_type_size(const LzReplayReader *r, uint16_t type) {
   return r->type_size ? r->type_size[type] : -1;
 }
 
+/* The runtime's description of a type of eventlog_types.def (NULL for others). */
+static const char *builtin_desc(uint16_t type) {
+  switch (type) {
+#define LZ_EVENT(name, num, size, desc)                                                            \
+  case num:                                                                                        \
+    return desc;
+#include "eventlog_types.def"
+#undef LZ_EVENT
+  default: return NULL;
+  }
+}
+
 const char *lz_replay_type_desc(const LzReplayReader *r, uint16_t type) {
   for (size_t i = 0; i < r->ndecls; i++)
-    if (r->decls[i].num == type) return r->decls[i].desc;
+    if (r->decls[i].num == type) {
+      /* a recording declares GHC's types without descriptions (terse_types) */
+      const char *d = r->decls[i].desc;
+      return d[0] || !builtin_desc(type) ? d : builtin_desc(type);
+    }
   return NULL;
 }

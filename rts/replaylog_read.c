@@ -120,6 +120,29 @@ static int parse_records(LzReplayReader *r, uint8_t *h, uint32_t n) {
   return 0;
 }
 
+/* The records are one zstd frame after the fixed part (version 3): replace r->hdr_bytes
+ * (n bytes) by the fixed part and the decompressed records (*plain_n bytes in all). */
+static int decompress_records(LzReplayReader *r, uint32_t n, uint32_t *plain_n) {
+  const uint8_t *z = r->hdr_bytes + RPL_FIXED_BYTES;
+  size_t zn = n - RPL_FIXED_BYTES;
+  unsigned long long k = zn ? ZSTD_getFrameContentSize(z, zn) : 0;
+  if (k == ZSTD_CONTENTSIZE_ERROR || k == ZSTD_CONTENTSIZE_UNKNOWN ||
+      k > RPL_MAX_HEADER - RPL_FIXED_BYTES)
+    return fail(r, "corrupted header: its records are not a zstd frame of at most %u bytes",
+                RPL_MAX_HEADER);
+  uint8_t *h = malloc(RPL_FIXED_BYTES + k + 1);
+  if (!h) return fail(r, "out of memory");
+  memcpy(h, r->hdr_bytes, RPL_FIXED_BYTES);
+  size_t got = ZSTD_decompress(h + RPL_FIXED_BYTES, k + 1, z, zn);
+  free(r->hdr_bytes);
+  r->hdr_bytes = h;
+  if (ZSTD_isError(got) || got != k)
+    return fail(r, "corrupted header: its records do not decompress (%s)",
+                ZSTD_isError(got) ? ZSTD_getErrorName(got) : "wrong size");
+  *plain_n = (uint32_t)(RPL_FIXED_BYTES + k);
+  return 0;
+}
+
 static int read_header(LzReplayReader *r, const uint8_t *expect_hash) {
   uint8_t pre[8];
   size_t got = fread(pre, 1, 8, r->f);
@@ -157,7 +180,9 @@ static int read_header(LzReplayReader *r, const uint8_t *expect_hash) {
     return fail(r, "corrupted header: its check value does not match its contents");
   memcpy(r->hdr.exe_hash, h + RPL_OFF_HASH, LZ_SHA256_BYTES);
   r->hdr.ncaps = rpl_get_le(h + RPL_OFF_NCAPS, 4);
-  if (parse_records(r, h, n) != 0) return -1;
+  uint32_t plain_n = 0;
+  if (decompress_records(r, n, &plain_n) != 0) return -1;
+  if (parse_records(r, r->hdr_bytes, plain_n) != 0) return -1;
   if (expect_hash && memcmp(expect_hash, r->hdr.exe_hash, LZ_SHA256_BYTES) != 0) {
     char mine[2 * LZ_SHA256_BYTES + 1], theirs[2 * LZ_SHA256_BYTES + 1];
     lz_sha256_hex(r->hdr.exe_hash, theirs);

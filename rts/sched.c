@@ -122,7 +122,7 @@ static void notify(LzCap *prefer) {
 static void idle_sleep(LzCap *cap) {
   struct LzSched *s = S(cap);
   if (cap->rest->ev)
-    lz_ev_flush(cap->rest->ev); /* an idle capability's events reach the file */
+    lz_ev_flush_idle(cap->rest->ev); /* an idle capability's events reach the file */
   pthread_mutex_lock(&idle_lock);
   atomic_fetch_add(&n_sleeping, 1);
   if (!work_visible(cap)) {

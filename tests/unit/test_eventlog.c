@@ -580,6 +580,80 @@ static void test_flush_and_file(void **state) {
   free(m.p);
 }
 
+/* Two time units (recordings: Note [Replay log encoding]): the fine types' times are
+ * multiples of the fine unit, the others' of the coarse one or equal to the previous
+ * event's; per capability never decreasing (the decoder checks each block's range). */
+static void test_time_units(void **state) {
+  (void)state;
+  MemSink m = {0};
+  LzEvOptions o = mem_options(&m);
+  o.time_unit_ns = 256;
+  o.coarse_unit_ns = 100;
+  assert_int_equal(lz_eventlog_open(NULL, 2, 1, prog_argv, &o), -1); /* not a power of 2 */
+  o.coarse_unit_ns = 128;
+  assert_int_equal(lz_eventlog_open(NULL, 2, 1, prog_argv, &o), -1); /* finer than the unit */
+  const uint16_t fine[] = {LZ_EVT_THREAD_WAKEUP};
+  o.coarse_unit_ns = 4096;
+  o.fine_types = fine;
+  o.nfine = 1;
+  o.chunk_bytes = 4096; /* many blocks: their markers follow the same rules */
+  assert_int_equal(lz_eventlog_open(NULL, 2, 1, prog_argv, &o), 0);
+  volatile unsigned spin = 0;
+  for (uint32_t i = 0; i < 3000; i++) {
+    LzEvBuf *eb = lz_ev_cap_buf(i % 2);
+    lz_ev_run_thread(eb, i);
+    for (unsigned k = 0; k < (i * 7919u) % 400; k++)
+      spin++;
+    lz_ev_thread_wakeup(eb, i, 1);
+    lz_ev_stop_thread(eb, i, LZ_EV_STOP_FINISHED, 0);
+  }
+  assert_int_equal(lz_eventlog_close(), 0);
+  DecLog *log = decode_ok(&m);
+  size_t fine_only = 0, repeated = 0;
+  for (int cap = 0; cap < 2; cap++) {
+    uint64_t prev = 0;
+    for (size_t i = 0; i < log->nev; i++) {
+      const DecEvent *e = &log->ev[i];
+      if (e->cap != cap) continue;
+      assert_true(e->ts >= prev);
+      if (e->type == LZ_EVT_THREAD_WAKEUP) {
+        assert_int_equal(e->ts % 256, 0);
+        fine_only += e->ts % 4096 != 0;
+      } else {
+        assert_true(e->ts % 4096 == 0 || e->ts == prev);
+        repeated += e->ts % 4096 != 0;
+      }
+      prev = e->ts;
+    }
+  }
+  assert_true(fine_only > 0); /* the fine unit is kept (15 in 16 times are not coarse) */
+  assert_true(repeated > 0);  /* and a coarse event after a fine one repeats its time */
+  dec_free(log);
+  free(m.p);
+}
+
+/* lz_ev_flush_idle hands a block over only once its first event is old enough. */
+static void test_flush_idle(void **state) {
+  (void)state;
+  MemSink m = {0};
+  LzEvOptions o = mem_options(&m);
+  assert_int_equal(lz_eventlog_open(NULL, 1, 1, prog_argv, &o), 0);
+  LzEvBuf *eb = lz_ev_cap_buf(0);
+  lz_ev_flush_idle(eb); /* empty */
+  lz_ev_run_thread(eb, 1);
+  lz_ev_flush_idle(eb); /* too recent: kept */
+  usleep((useconds_t)(LZ_EV_IDLE_FLUSH_NS / 1000 + 5000));
+  lz_ev_run_thread(eb, 2);
+  lz_ev_flush_idle(eb); /* the first event is old: both go */
+  lz_ev_run_thread(eb, 3);
+  assert_int_equal(lz_eventlog_close(), 0);
+  DecLog *log = decode_ok(&m);
+  assert_int_equal(log->nblocks, 3); /* global, and capability 0's {1, 2} and {3} */
+  assert_int_equal(dec_count(log, LZ_EVT_RUN_THREAD, 0), 3);
+  dec_free(log);
+  free(m.p);
+}
+
 static void test_sink_failure(void **state) {
   (void)state;
   MemSink m = {0};
@@ -753,6 +827,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_custom_events),
       cmocka_unit_test(test_text),
       cmocka_unit_test(test_flush_and_file),
+      cmocka_unit_test(test_time_units),
+      cmocka_unit_test(test_flush_idle),
       cmocka_unit_test(test_sink_failure),
       cmocka_unit_test(test_classes),
   };

@@ -126,7 +126,8 @@ static Tee write_sample(const char *path, int n, size_t chunk_bytes, int level) 
                    .sink = tee_sink,
                    .sink_ctx = &t,
                    .types = lz_replay_event_types,
-                   .ntypes = LZ_REPLAY_N_EVENT_TYPES};
+                   .ntypes = LZ_REPLAY_N_EVENT_TYPES,
+                   .terse_types = true}; /* as recordings (replaylog/ghc-events reads it) */
   assert_int_equal(lz_eventlog_open(NULL, 2, 6, sample_argv, &o), 0);
   for (size_t i = 0; i < sizeof stdin_bytes; i++)
     stdin_bytes[i] = (uint8_t)(i * 7 + i / 251);
@@ -329,6 +330,10 @@ static void test_round_trip(void **state) {
   assert_int_equal(lz_replay_type_size(r, 4711), -1);
   assert_string_equal(lz_replay_type_desc(r, LZ_EVT_RPL_INPUT), "Lz: input bytes");
   assert_null(lz_replay_type_desc(r, 4711));
+  /* GHC's types are declared without descriptions; the reader gives the runtime's */
+  assert_string_equal(lz_replay_type_desc(r, LZ_EVT_RUN_THREAD), "Run thread");
+  assert_null(memmem(t.raw, t.n, "Run thread", 10));
+  assert_non_null(memmem(t.raw, t.n, "Lz: input bytes", 15));
   uint64_t last_file = ev.file_offset, last_log = ev.log_offset;
   size_t frames_seen = 1;
   while (lz_replay_next_event(r, &ev) == LZ_REPLAY_EVENT) {
@@ -416,20 +421,32 @@ static void test_header_errors(void **state) {
   /* a later version (with a correct check value) */
   memcpy(copy, file, n);
   uint32_t hlen = (uint32_t)copy[4] | (uint32_t)copy[5] << 8 | (uint32_t)copy[6] << 16;
-  copy[8 + 8] = 3;
+  copy[8 + 8] = 4;
   uint8_t sum[32];
   lz_sha256(copy + 8 + 16, hlen - 16, sum);
   memcpy(copy + 8 + 12, sum, 4);
   spit(bad, copy, n);
   expect_open_error(bad, NULL,
-                    "replay log format version 3; this runtime reads version 2 (recorded by a "
+                    "replay log format version 4; this runtime reads version 3 (recorded by a "
                     "newer runtime)");
-  /* an older version: version 1 stored the replay events' values plain */
+  /* older versions: 1 stored the replay events' values plain, 2 the records uncompressed */
   copy[8 + 8] = 1;
   spit(bad, copy, n);
   expect_open_error(bad, NULL,
-                    "replay log format version 1; this runtime reads version 2 (recorded by an "
+                    "replay log format version 1; this runtime reads version 3 (recorded by an "
                     "older runtime: record it again)");
+  copy[8 + 8] = 2;
+  spit(bad, copy, n);
+  expect_open_error(bad, NULL,
+                    "format version 2; this runtime reads version 3 (recorded by an older");
+
+  /* the compressed records damaged, the check value made to match: zstd's error */
+  memcpy(copy, file, n);
+  copy[8 + 52 + 4] ^= 0xff; /* the records' zstd frame header */
+  lz_sha256(copy + 8 + 16, hlen - 16, sum);
+  memcpy(copy + 8 + 12, sum, 4);
+  spit(bad, copy, n);
+  expect_open_error(bad, NULL, "corrupted header: its records");
 
   /* a byte of the arguments changed: the check value catches it */
   memcpy(copy, file, n);
