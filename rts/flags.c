@@ -5,9 +5,10 @@
  * after it goes to the program). The vanilla runtime understands -s[file], -K<size>,
  * -M<size>, -? and -A/-H<size> (GHC's allocation-area and heap-size hints; here both set
  * Boehm's initial heap, which decides how often it collects while live data is small),
- * -F<factor> (the heap's size against the live data: Note [Heap sizing]). Options that exist only in other ways of building get GHC's
- * message naming the compile flag ("the flag -N2 requires the program to be built with
- * -threaded"); anything else is "unknown RTS option". Sizes are GHC's: a number
+ * -F<factor> (the heap's size against the live data: Note [Heap sizing]); the threaded
+ * way also -N, -C, -e, -qn<n>/-qg (GC threads: Note [GC threads]). Options that exist
+ * only in other ways of building get GHC's message naming the compile flag ("the flag
+ * -N2 requires the program to be built with -threaded"); anything else is "unknown RTS option". Sizes are GHC's: a number
  * (decimal point allowed) with an optional k, m, g (powers of 1024) or w (words)
  * suffix. Parsing is pure (lz_parse_rts_flags); printing and exiting are the caller's.
  */
@@ -159,7 +160,16 @@ static int rts_option(const char *a, LzFlags *f, char *err, size_t errlen) {
       f->ncaps = (unsigned)n;
     }
     return 0;
-  case 'q': /* GHC's -q* scheduler/GC tuning flags: accepted, no effect here */
+  case 'q': /* GHC's -q* scheduler/GC tuning flags: -qn<n>, -qg; others: no effect here */
+    if (a[2] == 'n') { /* GC threads (Note [GC threads]) */
+      char *end;
+      long n = strtol(a + 3, &end, 10);
+      if (!a[3] || *end || n < 1 || n > 256)
+        return fail(err, errlen, "bad value for -qn: %s (1..256)", a + 3);
+      f->gc_threads = (unsigned)n;
+    } else if (!strcmp(a, "-qg")) { /* GHC: no parallel GC */
+      f->gc_threads = 1;
+    }
     return 0;
 #endif
   case 'C': { /* -C<secs>: context-switch interval */
@@ -274,6 +284,8 @@ static const char *const usage[] = {
     "  -N[<n>]    Use <n> processors (default: 1, -N alone: one per core)",
     "  -C<secs>   Context-switch interval in seconds (default 0.02)",
     "  -e<n>      Maximum number of outstanding local sparks (default 4096)",
+    "  -qn<n>     Use <n> threads for GC marking (default: -N's, at most one per core)",
+    "  -qg        Mark with one thread (the same as -qn1)",
     "  --lazy-blackholing  Claim a thunk only when its thread stops (GHC's default),",
     "             not on entry: threads may evaluate one thunk twice (-s counts it)",
     "",

@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "eventlog.h"
 #include "rts_priv.h"
@@ -120,10 +121,25 @@ static void on_gc_event(GC_EventType ev) {
   lz_stats_gc_event((int)ev);
 }
 
+/* Note [GC threads] (docs/notes/threaded-rts.md): Boehm would mark with one thread per
+ * core even at -N1; use min(-N, cores) unless -qn<n> or GC_MARKERS says otherwise. */
+static unsigned gc_markers(void) {
+#if LZ_THREADED
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  unsigned n = lz_flags.gc_threads ? lz_flags.gc_threads : lz_flags.ncaps;
+  if (!lz_flags.gc_threads && cores > 0 && (n == 0 || n > (unsigned)cores))
+    n = (unsigned)cores;
+  return n ? n : 1;
+#else
+  return 1; /* no other threads: Boehm starts no markers anyway */
+#endif
+}
+
 void lz_gc_init(void) {
   if (gc_started)
     return;
   gc_started = true;
+  GC_set_markers_count(gc_markers()); /* the GC_MARKERS variable still wins */
   GC_set_oom_fn(oom_handler);
   GC_set_handle_fork(1); /* collections keep working in a fork()ed child */
   GC_set_all_interior_pointers(0);

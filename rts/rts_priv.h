@@ -115,6 +115,7 @@ typedef struct LzFlags {
   unsigned ncaps;            /* -N[n] (threaded way; 1 otherwise)                        */
   uint64_t ctx_switch_ns;    /* -C<secs>: pre-emption interval (GHC's default 20 ms)     */
   size_t spark_pool;         /* -e<n>: maximum outstanding local sparks (GHC: 4096)     */
+  unsigned gc_threads;       /* -qn<n>: Boehm's marker threads (0: min(-N, cores)); -qg: 1 */
   bool lazy_bh;              /* --lazy-blackholing (threaded ways; Note [Lazy blackholing]) */
 } LzFlags;
 
