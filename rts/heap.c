@@ -2,7 +2,8 @@
  *
  * Compiled code allocates inline from per-capability free lists (cap->fl[g], objects of
  * g 16-byte granules, linked through word 0); this file refills them in batches with
- * Boehm's GC_malloc_many, so the GC is not called once per object. Boehm runs with
+ * Boehm's GC_generic_malloc_many, so the GC is not called once per object, with objects
+ * of a kind Boehm does not clear (Note [Uncleared objects], below). Boehm runs with
  * GC_all_interior_pointers off and displacements 1..7 registered: heap words hold base
  * or tagged pointers only, and pointers from stacks and registers are recognised
  * anywhere inside an object in any mode, so optimiser-derived pointers are still safe.
@@ -21,9 +22,36 @@
 #include "eventlog.h"
 #include "rts_priv.h"
 
+#include <gc/gc_inline.h>
 #include <gc/gc_mark.h>
 
 static bool gc_started;
+
+/* ---- Note [Uncleared objects] (docs/notes/threaded-rts.md) -----------------------------
+ * The free lists hold objects of our own kind, which Boehm does not clear when it sweeps
+ * a block or builds a fresh one (its normal kind zeroes every object, half of the cost of
+ * refilling a list): compiled code writes every word of what it allocates, the padding
+ * word of an odd-sized object too (cg_alloc), and lz_alloc_words clears the rest. An
+ * object still on a capability's list holds stale words, so it must not be traced: at
+ * each collection, before the stacks are scanned, mark_free_lists sets the mark bit of
+ * every object on every list (they stay allocated, their contents are never scanned, as
+ * Boehm does with its own thread-local lists). A stale word that is scanned anyway (an
+ * object popped but not yet filled when the world stopped) only retains garbage. */
+static unsigned uninit_kind;
+static GC_push_other_roots_proc next_push;
+
+static void GC_CALLBACK mark_free_lists(void) {
+  /* the world is stopped; lz_sched_init may be filling a new lz_caps (NULL entries) */
+  unsigned n = lz_caps == &lz_main_cap ? 1 : lz_ncaps;
+  for (unsigned c = 0; c < n; c++) {
+    LzCap *cap = lz_caps[c];
+    for (int g = 1; cap && g <= LZ_FL_MAX; g++)
+      for (void *p = cap->fl[g]; p; p = *(void **)p)
+        GC_set_mark_bit(p);
+  }
+  if (next_push)
+    next_push(); /* Boehm's own: the thread stacks */
+}
 
 static void *oom_handler(size_t bytes) {
   (void)bytes;
@@ -146,6 +174,9 @@ void lz_gc_init(void) {
   GC_INIT();
   for (int d = 1; d <= (int)LZ_TAG_MASK; d++)
     GC_register_displacement((size_t)d); /* tagged pointers in heap words */
+  uninit_kind = GC_new_kind(GC_new_free_list(), GC_DS_LENGTH, 1, 0); /* scan all, no clearing */
+  next_push = GC_get_push_other_roots(); /* before any thread or spark pool hooks on */
+  GC_set_push_other_roots(mark_free_lists);
   GC_allow_register_threads(); /* the threaded way registers its capability threads */
   if (lz_flags.max_heap_bytes)
     GC_set_max_heap_size(lz_flags.max_heap_bytes);
@@ -165,7 +196,8 @@ void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
     return p;
   }
   cap->rest->gc_sp = sp;
-  void *list = GC_malloc_many(granules * LZ_GRANULE_BYTES); /* exactly g granules */
+  void *list = NULL;
+  GC_generic_malloc_many(granules * LZ_GRANULE_BYTES, (int)uninit_kind, &list); /* g granules */
   cap->rest->gc_sp = NULL;
   if (!list)
     lz_heap_exhausted();
@@ -181,11 +213,12 @@ void *lz_alloc_words(LzCap *cap, size_t words) {
   cap->alloc_bytes += g * LZ_GRANULE_BYTES;
   if (g <= LZ_FL_MAX) {
     void *p = cap->fl[g];
-    if (p) {
+    if (!p)
+      p = lz_alloc_slow(cap, NULL, g);
+    else
       cap->fl[g] = *(void **)p;
-      *(void **)p = NULL;
-      return p;
-    }
+    memset(p, 0, g * LZ_GRANULE_BYTES); /* Note [Uncleared objects]: C callers get zeros */
+    return p;
   }
   return lz_alloc_slow(cap, NULL, g);
 }
