@@ -87,7 +87,7 @@ static void gmp_free(void *p, size_t n) {
  * doubling per step, and at most 1 GiB more than the live data), which the next
  * allocation slow path requests from Boehm (expanding takes Boehm's lock, held here).
  * Measuring costs about a millisecond per 20 MB of heap. */
-enum { LIVE_EVERY = 16 };
+enum { LIVE_EVERY = 4 };
 #define HEAP_EXTRA_MAX (1024.0 * 1024 * 1024) /* free space beyond the live data: 1 GiB */
 static _Atomic size_t heap_want; /* grow the heap to this at the next slow path; 0: no */
 
