@@ -4,7 +4,8 @@
  * from what the program sees; "--RTS" ends option processing (it is removed, everything
  * after it goes to the program). The vanilla runtime understands -s[file], -K<size>,
  * -M<size>, -? and -A/-H<size> (GHC's allocation-area and heap-size hints; here both set
- * Boehm's initial heap, which decides how often it collects while live data is small),
+ * Boehm's initial heap, which decides how often it collects while live data is small:
+ * -A per capability, -H the total),
  * -F<factor> (the heap's size against the live data: Note [Heap sizing]); the threaded
  * way also -N, -C, -e, -qn<n>/-qg (GC threads: Note [GC threads]). Options that exist
  * only in other ways of building get GHC's message naming the compile flag ("the flag
@@ -215,6 +216,7 @@ static int rts_option(const char *a, LzFlags *f, char *err, size_t errlen) {
     if (!lz_parse_size(a + 2, &sz))
       return fail(err, errlen, "bad value for -%c: %s", a[1], a + 2);
     f->initial_heap_bytes = sz;
+    f->initial_heap_total = a[1] == 'H';
     return 0;
   default:
     return fail(err, errlen, "unknown RTS option: %s", a);
@@ -268,8 +270,10 @@ static const char *const usage[] = {
     "  -K<size>  Sets the maximum stack size (default: 80% of physical memory)",
     "            Egs: -K32k -K512k -K8M",
     "  -M<size>  Sets the maximum heap size (default unlimited)  Egs: -M256k -M1G",
-    "  -A<size>  Sets the initial heap size (default 16m); -H<size> is the same",
-    "  -F<n>     Lets the heap grow to <n> times the live data (default 8; 0: off)",
+    "  -A<size>  Sets the initial heap size per capability (default 16m)",
+    "  -H<size>  Sets the initial heap size (the total)",
+    "  -F<n>     Lets the heap grow to <n> times the live data (default 8; 0: off);",
+    "            with -N<c>, to 1 + (<n>-1)*<c> times",
     "",
     "  -s[<file>] Summary GC statistics (if <file> omitted, uses stderr)",
     "",

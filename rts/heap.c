@@ -86,8 +86,11 @@ static void gmp_free(void *p, size_t n) {
  * bytes and, if F times that is well above the heap, asks for the difference (at most a
  * doubling per step, and at most 1 GiB more than the live data), which the next
  * allocation slow path requests from Boehm (expanding takes Boehm's lock, held here).
- * Measuring costs about a millisecond per 20 MB of heap. */
-enum { LIVE_EVERY = 4 };
+ * Measuring costs about a millisecond per 20 MB of heap. The free space is per capability,
+ * as GHC's -A: with N capabilities the heap may grow to (1 + (F-1) N) times the live data,
+ * and the initial heap is -A times N (Note [Heap sizing], "Per capability"). */
+enum { LIVE_EVERY = 4, INITIAL_CAPS_MAX = 8 };
+static double heap_factor; /* 1 + (F-1) N, set by lz_gc_init; below 1: no sizing */
 #define HEAP_EXTRA_MAX (1024.0 * 1024 * 1024) /* free space beyond the live data: 1 GiB */
 static _Atomic size_t heap_want; /* grow the heap to this at the next slow path; 0: no */
 
@@ -98,7 +101,7 @@ static void GC_CALLBACK add_bytes(void *obj, size_t bytes, void *acc) {
 
 /* At the end of a collection, with Boehm's lock held and the mark bits valid. */
 static void size_heap_for_live(void) {
-  double f = lz_flags.heap_factor;
+  double f = heap_factor;
   if (f < 1 || GC_get_gc_no() % LIVE_EVERY != 0)
     return;
   size_t heap = GC_get_heap_size(), free = GC_get_free_bytes();
@@ -163,6 +166,18 @@ static unsigned gc_markers(void) {
 #endif
 }
 
+/* The capabilities -N asks for (before lz_sched_init makes them): 1 in other ways. */
+static unsigned flag_caps(void) {
+#if LZ_THREADED
+  if (lz_flags.ncaps)
+    return lz_flags.ncaps;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores > 0 ? (unsigned)cores : 1;
+#else
+  return 1;
+#endif
+}
+
 void lz_gc_init(void) {
   if (gc_started)
     return;
@@ -180,7 +195,11 @@ void lz_gc_init(void) {
   GC_allow_register_threads(); /* the threaded way registers its capability threads */
   if (lz_flags.max_heap_bytes)
     GC_set_max_heap_size(lz_flags.max_heap_bytes);
+  unsigned caps = flag_caps();
+  heap_factor = lz_flags.heap_factor < 1 ? 0 : 1 + (lz_flags.heap_factor - 1) * caps;
   size_t heap = GC_get_heap_size(), want = lz_flags.initial_heap_bytes;
+  if (!lz_flags.initial_heap_total) /* -A and the default are per capability, -H the total */
+    want *= caps < INITIAL_CAPS_MAX ? caps : INITIAL_CAPS_MAX;
   if (!getenv("GC_INITIAL_HEAP_SIZE") && want > heap &&
       (!lz_flags.max_heap_bytes || want <= lz_flags.max_heap_bytes))
     GC_expand_hp(want - heap);
