@@ -276,7 +276,11 @@ LLVMValueRef cg_alloc(CgFn *f, int words) {
   LLVMValueRef vals[2] = {p, q};
   LLVMBasicBlockRef blocks[2] = {fast, slow};
   LLVMAddIncoming(phi, vals, blocks, 2);
-  return LLVMBuildPtrToInt(cg->b, phi, cg->t_word, "");
+  LLVMValueRef obj = LLVMBuildPtrToInt(cg->b, phi, cg->t_word, "");
+  /* free-list objects are not cleared (Note [Uncleared objects], rts/heap.c): the caller
+   * writes words 0..words-1; the padding word of an odd size would keep a stale pointer */
+  if (words & 1) cg_store(f, obj, 8 * (int64_t)words, cg_word(cg, 0));
+  return obj;
 }
 
 void cg_count_alloc(CgFn *f, int64_t bytes) {

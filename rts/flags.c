@@ -4,10 +4,12 @@
  * from what the program sees; "--RTS" ends option processing (it is removed, everything
  * after it goes to the program). The vanilla runtime understands -s[file], -K<size>,
  * -M<size>, -? and -A/-H<size> (GHC's allocation-area and heap-size hints; here both set
- * Boehm's initial heap, which decides how often it collects while live data is small),
- * -F<factor> (the heap's size against the live data: Note [Heap sizing]). Options that exist only in other ways of building get GHC's
- * message naming the compile flag ("the flag -N2 requires the program to be built with
- * -threaded"); anything else is "unknown RTS option". Sizes are GHC's: a number
+ * Boehm's initial heap, which decides how often it collects while live data is small:
+ * -A per capability, -H the total),
+ * -F<factor> (the heap's size against the live data: Note [Heap sizing]); the threaded
+ * way also -N, -C, -e, -qn<n>/-qg (GC threads: Note [GC threads]). Options that exist
+ * only in other ways of building get GHC's message naming the compile flag ("the flag
+ * -N2 requires the program to be built with -threaded"); anything else is "unknown RTS option". Sizes are GHC's: a number
  * (decimal point allowed) with an optional k, m, g (powers of 1024) or w (words)
  * suffix. Parsing is pure (lz_parse_rts_flags); printing and exiting are the caller's.
  */
@@ -159,7 +161,16 @@ static int rts_option(const char *a, LzFlags *f, char *err, size_t errlen) {
       f->ncaps = (unsigned)n;
     }
     return 0;
-  case 'q': /* GHC's -q* scheduler/GC tuning flags: accepted, no effect here */
+  case 'q': /* GHC's -q* scheduler/GC tuning flags: -qn<n>, -qg; others: no effect here */
+    if (a[2] == 'n') { /* GC threads (Note [GC threads]) */
+      char *end;
+      long n = strtol(a + 3, &end, 10);
+      if (!a[3] || *end || n < 1 || n > 256)
+        return fail(err, errlen, "bad value for -qn: %s (1..256)", a + 3);
+      f->gc_threads = (unsigned)n;
+    } else if (!strcmp(a, "-qg")) { /* GHC: no parallel GC */
+      f->gc_threads = 1;
+    }
     return 0;
 #endif
   case 'C': { /* -C<secs>: context-switch interval */
@@ -205,6 +216,7 @@ static int rts_option(const char *a, LzFlags *f, char *err, size_t errlen) {
     if (!lz_parse_size(a + 2, &sz))
       return fail(err, errlen, "bad value for -%c: %s", a[1], a + 2);
     f->initial_heap_bytes = sz;
+    f->initial_heap_total = a[1] == 'H';
     return 0;
   default:
     return fail(err, errlen, "unknown RTS option: %s", a);
@@ -258,8 +270,10 @@ static const char *const usage[] = {
     "  -K<size>  Sets the maximum stack size (default: 80% of physical memory)",
     "            Egs: -K32k -K512k -K8M",
     "  -M<size>  Sets the maximum heap size (default unlimited)  Egs: -M256k -M1G",
-    "  -A<size>  Sets the initial heap size (default 16m); -H<size> is the same",
-    "  -F<n>     Lets the heap grow to <n> times the live data (default 8; 0: off)",
+    "  -A<size>  Sets the initial heap size per capability (default 16m)",
+    "  -H<size>  Sets the initial heap size (the total)",
+    "  -F<n>     Lets the heap grow to <n> times the live data (default 8; 0: off);",
+    "            with -N<c>, to 1 + (<n>-1)*<c> times",
     "",
     "  -s[<file>] Summary GC statistics (if <file> omitted, uses stderr)",
     "",
@@ -274,6 +288,8 @@ static const char *const usage[] = {
     "  -N[<n>]    Use <n> processors (default: 1, -N alone: one per core)",
     "  -C<secs>   Context-switch interval in seconds (default 0.02)",
     "  -e<n>      Maximum number of outstanding local sparks (default 4096)",
+    "  -qn<n>     Use <n> threads for GC marking (default: -N's, at most one per core)",
+    "  -qg        Mark with one thread (the same as -qn1)",
     "  --lazy-blackholing  Claim a thunk only when its thread stops (GHC's default),",
     "             not on entry: threads may evaluate one thunk twice (-s counts it)",
     "",

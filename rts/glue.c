@@ -62,6 +62,14 @@ static inline LzWord *stack_check(LzCap *cap, LzWord *sp, LzWord need) {
  * evaluated counters, a list's head...). While blackholed, the spare word holds the
  * thunk's own info pointer (its size); code that still stores the owner (cap->tso) there
  * gets the size from Boehm instead. */
+/* thunk[from..to] = 0. Volatile stores: a plain loop becomes a call to memset, which for
+ * the usual one to three words cost more than the stores (1.9 % of sumeuler's run). */
+static inline void clear_words(LzWord *thunk, size_t from, size_t to) {
+  volatile LzWord *w = thunk;
+  for (size_t i = from; i <= to; i++)
+    w[i] = 0;
+}
+
 static void clear_free_vars(LzCap *cap, LzWord *thunk) {
   LzWord saved = thunk[1];
   size_t size;
@@ -69,8 +77,7 @@ static void clear_free_vars(LzCap *cap, LzWord *thunk) {
   if (LZ_IS_THUNK_ID(saved)) { /* Note [Thunk ids] (docs/notes/replay.md): size in the id */
     size_t g = LZ_THUNK_ID_GRANULES(saved);
     if (g) {
-      for (size_t i = 2; i < 2 * g; i++)
-        thunk[i] = 0;
+      clear_words(thunk, 2, 2 * g - 1);
       return;
     }
     saved = 0; /* larger: from Boehm */
@@ -82,8 +89,7 @@ static void clear_free_vars(LzCap *cap, LzWord *thunk) {
     size = GC_size(thunk) / sizeof(LzWord) - 1;
   else
     return;
-  for (size_t i = 2; i <= size; i++)
-    thunk[i] = 0;
+  clear_words(thunk, 2, size);
 }
 
 #if LZ_THREADED
@@ -104,8 +110,7 @@ static LzWord lazy_update(LzCap *cap, LzWord *thunk, LzWord r1) {
 #endif
   const LzInfo *info = (const LzInfo *)old;
   if (info->type == LZ_THUNK) /* nobody blackholed it: its own info table has the size */
-    for (size_t i = 2; i <= info->size; i++)
-      thunk[i] = 0;
+    clear_words(thunk, 2, info->size);
   else /* blackholed at a stop: the spare word is still the allocation's (0 or an id) */
     clear_free_vars(cap, thunk);
   thunk[1] = r1;

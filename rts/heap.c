@@ -2,7 +2,8 @@
  *
  * Compiled code allocates inline from per-capability free lists (cap->fl[g], objects of
  * g 16-byte granules, linked through word 0); this file refills them in batches with
- * Boehm's GC_malloc_many, so the GC is not called once per object. Boehm runs with
+ * Boehm's GC_generic_malloc_many, so the GC is not called once per object, with objects
+ * of a kind Boehm does not clear (Note [Uncleared objects], below). Boehm runs with
  * GC_all_interior_pointers off and displacements 1..7 registered: heap words hold base
  * or tagged pointers only, and pointers from stacks and registers are recognised
  * anywhere inside an object in any mode, so optimiser-derived pointers are still safe.
@@ -16,13 +17,41 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "eventlog.h"
 #include "rts_priv.h"
 
+#include <gc/gc_inline.h>
 #include <gc/gc_mark.h>
 
 static bool gc_started;
+
+/* ---- Note [Uncleared objects] (docs/notes/threaded-rts.md) -----------------------------
+ * The free lists hold objects of our own kind, which Boehm does not clear when it sweeps
+ * a block or builds a fresh one (its normal kind zeroes every object, half of the cost of
+ * refilling a list): compiled code writes every word of what it allocates, the padding
+ * word of an odd-sized object too (cg_alloc), and lz_alloc_words clears the rest. An
+ * object still on a capability's list holds stale words, so it must not be traced: at
+ * each collection, before the stacks are scanned, mark_free_lists sets the mark bit of
+ * every object on every list (they stay allocated, their contents are never scanned, as
+ * Boehm does with its own thread-local lists). A stale word that is scanned anyway (an
+ * object popped but not yet filled when the world stopped) only retains garbage. */
+static unsigned uninit_kind;
+static GC_push_other_roots_proc next_push;
+
+static void GC_CALLBACK mark_free_lists(void) {
+  /* the world is stopped; lz_sched_init may be filling a new lz_caps (NULL entries) */
+  unsigned n = lz_caps == &lz_main_cap ? 1 : lz_ncaps;
+  for (unsigned c = 0; c < n; c++) {
+    LzCap *cap = lz_caps[c];
+    for (int g = 1; cap && g <= LZ_FL_MAX; g++)
+      for (void *p = cap->fl[g]; p; p = *(void **)p)
+        GC_set_mark_bit(p);
+  }
+  if (next_push)
+    next_push(); /* Boehm's own: the thread stacks */
+}
 
 static void *oom_handler(size_t bytes) {
   (void)bytes;
@@ -57,8 +86,11 @@ static void gmp_free(void *p, size_t n) {
  * bytes and, if F times that is well above the heap, asks for the difference (at most a
  * doubling per step, and at most 1 GiB more than the live data), which the next
  * allocation slow path requests from Boehm (expanding takes Boehm's lock, held here).
- * Measuring costs about a millisecond per 20 MB of heap. */
-enum { LIVE_EVERY = 16 };
+ * Measuring costs about a millisecond per 20 MB of heap. The free space is per capability,
+ * as GHC's -A: with N capabilities the heap may grow to (1 + (F-1) N) times the live data,
+ * and the initial heap is -A times N (Note [Heap sizing], "Per capability"). */
+enum { LIVE_EVERY = 4, INITIAL_CAPS_MAX = 8 };
+static double heap_factor; /* 1 + (F-1) N, set by lz_gc_init; below 1: no sizing */
 #define HEAP_EXTRA_MAX (1024.0 * 1024 * 1024) /* free space beyond the live data: 1 GiB */
 static _Atomic size_t heap_want; /* grow the heap to this at the next slow path; 0: no */
 
@@ -69,7 +101,7 @@ static void GC_CALLBACK add_bytes(void *obj, size_t bytes, void *acc) {
 
 /* At the end of a collection, with Boehm's lock held and the mark bits valid. */
 static void size_heap_for_live(void) {
-  double f = lz_flags.heap_factor;
+  double f = heap_factor;
   if (f < 1 || GC_get_gc_no() % LIVE_EVERY != 0)
     return;
   size_t heap = GC_get_heap_size(), free = GC_get_free_bytes();
@@ -120,20 +152,54 @@ static void on_gc_event(GC_EventType ev) {
   lz_stats_gc_event((int)ev);
 }
 
+/* Note [GC threads] (docs/notes/threaded-rts.md): Boehm would mark with one thread per
+ * core even at -N1; use min(-N, cores) unless -qn<n> or GC_MARKERS says otherwise. */
+static unsigned gc_markers(void) {
+#if LZ_THREADED
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  unsigned n = lz_flags.gc_threads ? lz_flags.gc_threads : lz_flags.ncaps;
+  if (!lz_flags.gc_threads && cores > 0 && (n == 0 || n > (unsigned)cores))
+    n = (unsigned)cores;
+  return n ? n : 1;
+#else
+  return 1; /* no other threads: Boehm starts no markers anyway */
+#endif
+}
+
+/* The capabilities -N asks for (before lz_sched_init makes them): 1 in other ways. */
+static unsigned flag_caps(void) {
+#if LZ_THREADED
+  if (lz_flags.ncaps)
+    return lz_flags.ncaps;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores > 0 ? (unsigned)cores : 1;
+#else
+  return 1;
+#endif
+}
+
 void lz_gc_init(void) {
   if (gc_started)
     return;
   gc_started = true;
+  GC_set_markers_count(gc_markers()); /* the GC_MARKERS variable still wins */
   GC_set_oom_fn(oom_handler);
   GC_set_handle_fork(1); /* collections keep working in a fork()ed child */
   GC_set_all_interior_pointers(0);
   GC_INIT();
   for (int d = 1; d <= (int)LZ_TAG_MASK; d++)
     GC_register_displacement((size_t)d); /* tagged pointers in heap words */
+  uninit_kind = GC_new_kind(GC_new_free_list(), GC_DS_LENGTH, 1, 0); /* scan all, no clearing */
+  next_push = GC_get_push_other_roots(); /* before any thread or spark pool hooks on */
+  GC_set_push_other_roots(mark_free_lists);
   GC_allow_register_threads(); /* the threaded way registers its capability threads */
   if (lz_flags.max_heap_bytes)
     GC_set_max_heap_size(lz_flags.max_heap_bytes);
+  unsigned caps = flag_caps();
+  heap_factor = lz_flags.heap_factor < 1 ? 0 : 1 + (lz_flags.heap_factor - 1) * caps;
   size_t heap = GC_get_heap_size(), want = lz_flags.initial_heap_bytes;
+  if (!lz_flags.initial_heap_total) /* -A and the default are per capability, -H the total */
+    want *= caps < INITIAL_CAPS_MAX ? caps : INITIAL_CAPS_MAX;
   if (!getenv("GC_INITIAL_HEAP_SIZE") && want > heap &&
       (!lz_flags.max_heap_bytes || want <= lz_flags.max_heap_bytes))
     GC_expand_hp(want - heap);
@@ -149,7 +215,8 @@ void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
     return p;
   }
   cap->rest->gc_sp = sp;
-  void *list = GC_malloc_many(granules * LZ_GRANULE_BYTES); /* exactly g granules */
+  void *list = NULL;
+  GC_generic_malloc_many(granules * LZ_GRANULE_BYTES, (int)uninit_kind, &list); /* g granules */
   cap->rest->gc_sp = NULL;
   if (!list)
     lz_heap_exhausted();
@@ -165,11 +232,12 @@ void *lz_alloc_words(LzCap *cap, size_t words) {
   cap->alloc_bytes += g * LZ_GRANULE_BYTES;
   if (g <= LZ_FL_MAX) {
     void *p = cap->fl[g];
-    if (p) {
+    if (!p)
+      p = lz_alloc_slow(cap, NULL, g);
+    else
       cap->fl[g] = *(void **)p;
-      *(void **)p = NULL;
-      return p;
-    }
+    memset(p, 0, g * LZ_GRANULE_BYTES); /* Note [Uncleared objects]: C callers get zeros */
+    return p;
   }
   return lz_alloc_slow(cap, NULL, g);
 }

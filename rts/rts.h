@@ -132,13 +132,14 @@ struct LzCap {
 /* Inline allocation of g granules (1 <= g <= LZ_FL_MAX), what generated code emits:
  *     p = cap->fl[g]; if (p) cap->fl[g] = *(void **)p; else p = lz_alloc_slow(cap, sp, g);
  *     cap->alloc_bytes += 16 * g;    (may be summed per basic block)
- * Objects are zeroed except word 0 (the link), which the code overwrites with the info
- * pointer. Objects larger than LZ_FL_MAX granules: call lz_alloc_slow directly. `sp` is
+ * Objects are not cleared (Note [Uncleared objects], rts/heap.c): the code writes every
+ * word, including the padding word of an odd-sized object. Objects larger than LZ_FL_MAX
+ * granules (cleared): call lz_alloc_slow directly. `sp` is
  * the current stack pointer: the words below it must be dead (no half-pushed frame),
  * since the runtime may clear them before a collection (stale pointers in the unused
  * part of the stack would otherwise keep garbage alive). */
 void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules);
-/* For the runtime's own C code: allocate `words` words, counted in alloc_bytes. */
+/* For the runtime's own C code: allocate `words` words (cleared), counted in alloc_bytes. */
 void *lz_alloc_words(LzCap *cap, size_t words);
 
 /* Stack check at the entry of every closure/continuation that pushes words:

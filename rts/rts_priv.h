@@ -106,6 +106,7 @@ typedef struct LzFlags {
   size_t max_heap_bytes;     /* -M (0: unlimited) */
   size_t initial_heap_bytes; /* -A / -H: Boehm's initial heap (collections happen about
                                 every third of it while live data is small) */
+  bool initial_heap_total;   /* -H: initial_heap_bytes is the total; -A, default: per cap */
   double heap_factor;        /* -F: let the heap grow to this many times the live data
                                 (Note [Heap sizing]); 0: only Boehm's own growth */
   bool eventlog;             /* -l[classes]: write an event log (eventlog way only) */
@@ -115,6 +116,7 @@ typedef struct LzFlags {
   unsigned ncaps;            /* -N[n] (threaded way; 1 otherwise)                        */
   uint64_t ctx_switch_ns;    /* -C<secs>: pre-emption interval (GHC's default 20 ms)     */
   size_t spark_pool;         /* -e<n>: maximum outstanding local sparks (GHC: 4096)     */
+  unsigned gc_threads;       /* -qn<n>: Boehm's marker threads (0: min(-N, cores)); -qg: 1 */
   bool lazy_bh;              /* --lazy-blackholing (threaded ways; Note [Lazy blackholing]) */
 } LzFlags;
 

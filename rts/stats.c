@@ -107,8 +107,8 @@ void lz_stats_print(FILE *f, uint64_t alloc, const char *extra) {
   fprintf(f, "                                     Tot time (elapsed)  Avg pause  Max pause\n");
   fprintf(f, "  Gen %2d     %5d colls, %5d par   %6.3fs  %6.3fs     %3.4fs    %3.4fs\n", 0, 0,
           0, 0.0, 0.0, 0.0, 0.0);
-  fprintf(f, "  Gen %2d     %5lu colls, %5d par   %6.3fs  %6.3fs     %3.4fs    %3.4fs\n\n", 1,
-          gc_count, 0, gc_cpu, gc_wall, gc_count ? gc_wall / (double)gc_count : 0.0,
+  fprintf(f, "  Gen %2d     %5lu colls, %5lu par   %6.3fs  %6.3fs     %3.4fs    %3.4fs\n\n", 1,
+          gc_count, GC_get_parallel() ? gc_count : 0, gc_cpu, gc_wall, gc_count ? gc_wall / (double)gc_count : 0.0,
           gc_max_pause);
   fputs(extra, f);
   fprintf(f, "  INIT    time  %7.3fs  (%7.3fs elapsed)\n", init_cpu, init_wall);

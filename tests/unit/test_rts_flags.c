@@ -80,6 +80,10 @@ static void test_flags(void **state) {
   assert_int_equal(p.status, 0);
   assert_int_equal(p.flags.max_heap_bytes, 256u << 20);
   assert_int_equal(p.flags.initial_heap_bytes, (size_t)1 << 30); /* the last of -A/-H */
+  assert_true(p.flags.initial_heap_total); /* -H: the total, not per capability */
+  p = PARSE("+RTS", "-H1g", "-A64m");
+  assert_int_equal(p.flags.initial_heap_bytes, 64u << 20);
+  assert_false(p.flags.initial_heap_total); /* -A: per capability */
   p = PARSE("+RTS", "-A");
   assert_int_equal(p.status, 1);
   assert_string_equal(p.err, "bad value for -A: ");
