@@ -93,6 +93,7 @@ typedef struct IdMap {
   uint64_t *key;
   uint16_t *cap;
   size_t mask, n;
+  unsigned shift; /* 64 - log2(slots): the slot is the product's top bits */
 } IdMap;
 static IdMap stolen, claims, taken; /* taken: spark ids of every RPL_SPARK */
 static uint32_t *rec2rep, *rep2rec; /* thread ids: recorded <-> this run */
@@ -132,17 +133,26 @@ static void *grow(void *p, size_t *room, size_t need, size_t elem) {
 
 static void map_init(IdMap *m, size_t n) {
   size_t size = 16;
+  unsigned bits = 4;
   while (size < 2 * n + 2)
-    size *= 2;
+    size *= 2, bits++;
+  m->shift = 64 - bits;
   m->key = calloc(size, sizeof(uint64_t));
   m->cap = calloc(size, sizeof(uint16_t));
   if (!m->key || !m->cap) lz_rpl_fail("--replay: out of memory reading the log");
   m->mask = size - 1;
 }
 
+/* Fibonacci hashing takes the product's top bits: its low bits depend only on the id's
+ * low bits, which are nearly constant (a thunk id's size and entry bits, Note [Thunk
+ * ids]), and linear probing through the resulting clusters made lookups slow. */
+static size_t slot_of(const IdMap *m, uint64_t id) {
+  return (size_t)((id * 0x9E3779B97F4A7C15ull) >> m->shift);
+}
+
 static void map_put(IdMap *m, uint64_t id, unsigned cap) {
   if (!m->key || 2 * (m->n + 1) > m->mask) return; /* full: the ids are placed at load */
-  size_t i = (size_t)(id * 0x9E3779B97F4A7C15ull) & m->mask;
+  size_t i = slot_of(m, id);
   while (m->key[i] && m->key[i] != id)
     i = (i + 1) & m->mask;
   if (!m->key[i]) m->n++;
@@ -152,7 +162,7 @@ static void map_put(IdMap *m, uint64_t id, unsigned cap) {
 
 static int map_get(const IdMap *m, uint64_t id) { /* the capability, or -1 */
   if (!m->key) return -1;
-  size_t i = (size_t)(id * 0x9E3779B97F4A7C15ull) & m->mask;
+  size_t i = slot_of(m, id);
   while (m->key[i]) {
     if (m->key[i] == id) return m->cap[i];
     i = (i + 1) & m->mask;
