@@ -22,14 +22,26 @@ if ! ghc-pkg --simple-output list ghc-events 2>/dev/null | grep -q ghc-events; t
   echo "skipped: the ghc-events library is not installed (apt-get install libghc-ghc-events-dev)"
   exit 0
 fi
+# Tests run in parallel (ctest -j): one builds under a lock, into a directory of its own,
+# and renames the result into place, so nobody executes a half-written checker (a ghc
+# writing $bin while another test runs it failed with "Text file busy").
+mkdir -p "$dir"
+exec 9>"$dir/.lock"
+flock 9
 if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
-  mkdir -p "$dir"
-  if ! ghc -O -package ghc-events -outputdir "$dir" -o "$bin" "$src" >"$dir/build.log" 2>&1; then
+  tmp="$dir/build.$$"
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  if ! ghc -O -package ghc-events -outputdir "$tmp" -o "$tmp/check-eventlog" "$src" >"$dir/build.log" 2>&1; then
     cat "$dir/build.log" >&2
     echo "run-check.sh: cannot compile $src" >&2
+    rm -rf "$tmp"
     exit 2
   fi
+  mv -f "$tmp/check-eventlog" "$bin"
+  rm -rf "$tmp"
 fi
+exec 9>&-
 if [ "${1:-}" = "--build" ]; then
   echo "$bin"
   exit 0

@@ -14,8 +14,9 @@ runs them with +RTS -hc -i0.02 and checks the .hp file:
            with its cost-centre word (32 bytes each, granule-rounded): at its largest
            between 96 and 160 bytes per element; busy/CAF, which keeps nothing but what is
            in flight, never more than half of that (attribution is by the stack that
-           allocated the object; Boehm's conservative scan can keep a stretch of busy's
-           consumed list alive through a stale word, 1-6 MB in the runs seen);
+           allocated the object; busy is a strict loop that builds no list, since
+           Boehm's conservative scan could keep a stretch of a consumed list alive through
+           a stale word: 1-23 MB in the runs seen when busy summed a list);
   -N2      the threaded way samples at -N2 too (the sampler's collections stop every
            capability);
   flags    -hy (not supported), -i0 (bad value): exit 1 with a message; -hc in a build
