@@ -54,6 +54,20 @@ typedef struct Ev {
                    * (order_runs) */
 } Ev;
 
+/* A THREAD_WAKEUP of the current slice under its thunk's id: sorted by (thunk, at), an
+ * update finds the wake-ups it gives by binary search (a scan of all of them per update
+ * was quadratic in long slices: 45 % of a quicksort replay). */
+typedef struct WakeKey {
+  uint64_t thunk;
+  size_t at; /* index of the event */
+} WakeKey;
+
+static int wake_key_order(const void *a, const void *b) {
+  const WakeKey *x = a, *y = b;
+  if (x->thunk != y->thunk) return x->thunk < y->thunk ? -1 : 1;
+  return x->at < y->at ? -1 : x->at > y->at;
+}
+
 typedef struct Stream {
   Ev *ev;
   size_t n, room;
@@ -62,7 +76,7 @@ typedef struct Stream {
   bool in_slice;  /* a thread is running: its recorded stop is slice_* */
   size_t wake_at; /* its next recorded THREAD_WAKEUP not yet done (or slice_at) */
   size_t woke_at; /* the slice's next THREAD_WAKEUP not yet emitted */
-  size_t *wk;     /* the slice's THREAD_WAKEUPs whose thunk is known (indexes) */
+  struct WakeKey *wk; /* the slice's THREAD_WAKEUPs whose thunk is known, by (thunk, index) */
   size_t nwk, wk_room;
   size_t run_at;   /* index of the slice's RUN_THREAD */
   bool won;        /* lazy blackholing: the update about to be made won in the recording */
@@ -937,9 +951,10 @@ static void begin_slice(LzCap *cap, Stream *s, size_t run_at, LzThread *t) {
   s->nwk = 0;
   for (size_t i = run_at + 1; i < k; i++)
     if (s->ev[i].type == LZ_EVT_THREAD_WAKEUP && s->ev[i].thunk) {
-      s->wk = grow(s->wk, &s->wk_room, s->nwk + 1, sizeof(size_t));
-      s->wk[s->nwk++] = i;
+      s->wk = grow(s->wk, &s->wk_room, s->nwk + 1, sizeof(WakeKey));
+      s->wk[s->nwk++] = (WakeKey){s->ev[i].thunk, i};
     }
+  if (s->nwk > 1) qsort(s->wk, s->nwk, sizeof(WakeKey), wake_key_order);
 #if LZ_PROF
   lz_prof_replay_event(cap, s->ev[run_at].time); /* the recorded slice starts */
 #endif
@@ -1227,9 +1242,15 @@ void lz_replay_before_update(LzCap *cap, LzWord *thunk) {
   /* wake-ups the recording gives to this thunk's update: their threads block on it first,
    * wherever they run (they may first have to be woken and migrate) */
   LzWord id = s->nwk ? lz_replay_thunk_id(thunk) : 0;
-  for (size_t j = 0; id && j < s->nwk; j++) {
-    Ev *e = &s->ev[s->wk[j]];
-    if (e->done || e->thunk != id) continue;
+  size_t lo = 0, hi = id ? s->nwk : 0; /* the first key with this thunk, in index order */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (s->wk[mid].thunk < id) lo = mid + 1;
+    else hi = mid;
+  }
+  for (size_t j = lo; id && j < s->nwk && s->wk[j].thunk == id; j++) {
+    Ev *e = &s->ev[s->wk[j].at];
+    if (e->done) continue;
     BlockWant w = {lz_ev_get32(PAY(e)), NULL, false, (LzWord)thunk};
     TRACE("capability %u updates %llx: recorded thread %u blocks on it first\n", cap->cap_no,
           (unsigned long long)id, w.rec);
