@@ -1245,8 +1245,10 @@ void lz_replay_before_update(LzCap *cap, LzWord *thunk) {
   size_t lo = 0, hi = id ? s->nwk : 0; /* the first key with this thunk, in index order */
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (s->wk[mid].thunk < id) lo = mid + 1;
-    else hi = mid;
+    if (s->wk[mid].thunk < id)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   for (size_t j = lo; id && j < s->nwk && s->wk[j].thunk == id; j++) {
     Ev *e = &s->ev[s->wk[j].at];
