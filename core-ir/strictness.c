@@ -504,8 +504,17 @@ static void scan_calls(Calls *C, CoreExpr *e, int depth) {
     int n = 0;
     CoreExpr *h = e;
     for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn)
-      if (h->kind == CE_APP && n < MAX_PARAMS) args[n++] = h->arg;
+      n += h->kind == CE_APP;
     int k = h->kind == CE_VAR ? group_member(C, h->var) : -1;
+    if (n > MAX_PARAMS) { /* (no such function is split: split_fun) walk it node by node */
+      if (k >= 0) C->mask[k] = 0;
+      scan_calls(C, e->fn, depth);
+      scan_calls(C, e->arg, depth);
+      return;
+    }
+    n = 0;
+    for (CoreExpr *x = e; x != h; x = x->fn)
+      if (x->kind == CE_APP) args[n++] = x->arg;
     if (k >= 0 && C->isfun[k] && n >= C->fs[k].np) {
       /* args[] is right to left: parameter i is args[n - 1 - i] */
       for (int i = 0; i < C->fs[k].np; i++)
