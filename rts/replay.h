@@ -185,6 +185,8 @@ bool lz_rpl_open_compare_log(int argc, char **argv);
 void lz_rpl_finish(void);
 void lz_rpl_slice_done(LzCap *cap);
 void lz_rpl_exiting(void);
+void lz_rpl_baton_pass(unsigned to);  /* replay_baton.c: `to` may run now */
+void lz_rpl_baton_await(unsigned me); /* until capability `me` may run */
 long lz_rpl_stdin(void *buf, size_t n);
 _Noreturn void lz_rpl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -725,18 +725,12 @@ void lz_rpl_finish(void) {
 
 /* ---- the baton ------------------------------------------------------------------------------ */
 
-static pthread_mutex_t baton_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t baton_moved = PTHREAD_COND_INITIALIZER;
-static unsigned holder;          /* the capability allowed to run */
 static unsigned fails;           /* consecutive capabilities that could not go on */
 static uint64_t passes;          /* hand-overs since a slice last began or ended */
 static __thread bool have_baton; /* this OS thread holds it */
 
 static void baton_wait_turn(unsigned me) {
-  pthread_mutex_lock(&baton_lock);
-  while (holder != me)
-    pthread_cond_wait(&baton_moved, &baton_lock);
-  pthread_mutex_unlock(&baton_lock);
+  lz_rpl_baton_await(me);
   have_baton = true;
 }
 
@@ -800,12 +794,8 @@ static void wait_until(LzCap *cap, bool (*ok)(void *), void *arg, const char *wh
     if (++fails > lz_ncaps + 1 || ++passes > 100000) /* nobody can go on, or a livelock */
       stuck(cap, what);
     TRACE("capability %u waits for %s (%u in a row)\n", cap->cap_no, what, fails);
-    pthread_mutex_lock(&baton_lock);
-    holder = (cap->cap_no + 1) % lz_ncaps;
-    pthread_cond_broadcast(&baton_moved);
-    while (holder != cap->cap_no)
-      pthread_cond_wait(&baton_moved, &baton_lock);
-    pthread_mutex_unlock(&baton_lock);
+    lz_rpl_baton_pass((cap->cap_no + 1) % lz_ncaps);
+    lz_rpl_baton_await(cap->cap_no);
   }
   fails = 0;
 }
