@@ -41,8 +41,7 @@ static uint64_t be(const uint8_t *p, int n) {
   return v;
 }
 
-/* The event at offset `at` (validated by the reader); returns its end. */
-static uint32_t decode(const LzpLog *log, uint32_t at, int32_t cap, LzpEvent *e) {
+uint32_t lzp_decode_event(const LzpLog *log, uint32_t at, int32_t cap, LzpEvent *e) {
   const uint8_t *p = log->data + at;
   uint16_t type = (uint16_t)be(p, 2);
   uint32_t pay = at + 10, len;
@@ -90,7 +89,7 @@ LzpIter *lzp_iter_new(const LzpLog *log) {
     Cursor *c = &it->cur[it->nheap];
     c->st = st;
     c->off = st->seg[0].begin;
-    decode(log, c->off, st->cap, &c->ev);
+    lzp_decode_event(log, c->off, st->cap, &c->ev);
     it->heap[it->nheap] = it->nheap;
     it->nheap++;
   }
@@ -114,7 +113,7 @@ const LzpEvent *lzp_iter_next(LzpIter *it) {
   if (it->nheap == 0) return NULL;
   Cursor *c = &it->cur[it->heap[0]];
   it->out = c->ev;
-  uint32_t end = decode(log, c->off, c->st->cap, &c->ev); /* re-decode: its end */
+  uint32_t end = lzp_decode_event(log, c->off, c->st->cap, &c->ev); /* re-decode: its end */
   if (end >= c->st->seg[c->seg].end) {
     if (++c->seg < c->st->n_seg) {
       end = c->st->seg[c->seg].begin;
@@ -125,7 +124,7 @@ const LzpEvent *lzp_iter_next(LzpIter *it) {
   }
   if (end) {
     c->off = end;
-    decode(log, c->off, c->st->cap, &c->ev);
+    lzp_decode_event(log, c->off, c->st->cap, &c->ev);
   }
   if (it->nheap) sift_down(it, 0);
   if (log->mapped && ++it->since_drop >= 65536) {
@@ -165,7 +164,7 @@ int lzp_log_index(LzpLog *log) {
     const LzpStream *st = &log->streams[s];
     for (size_t k = 0; k < st->n_seg; k++)
       for (uint32_t at = st->seg[k].begin; at < st->seg[k].end && n < log->n_ev;)
-        at = decode(log, at, st->cap, &ev[n++]);
+        at = lzp_decode_event(log, at, st->cap, &ev[n++]);
   }
   qsort(ev, n, sizeof *ev, cmp_event);
   log->ev = ev;

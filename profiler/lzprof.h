@@ -116,6 +116,9 @@ typedef struct LzpIter LzpIter;
 LzpIter *lzp_iter_new(const LzpLog *log); /* NULL: out of memory */
 const LzpEvent *lzp_iter_next(LzpIter *it);
 void lzp_iter_free(LzpIter *it);
+/* The event at byte offset AT of a stream's range (validated by the reader), of
+ * capability CAP, into *E; returns the offset after it. */
+uint32_t lzp_decode_event(const LzpLog *log, uint32_t at, int32_t cap, LzpEvent *e);
 /* Builds log->ev (every event, sorted) for commands that keep pointers to events; 0 or -1
  * (out of memory). */
 int lzp_log_index(LzpLog *log);
@@ -260,6 +263,7 @@ int lzp_cmd_export(int argc, char **argv);   /* export.c */
 int lzp_cmd_eventlog(int argc, char **argv); /* cmd_eventlog.c */
 int lzp_cmd_step(int argc, char **argv);     /* cmd_step.c */
 int lzp_cmd_dup(int argc, char **argv);      /* cmd_dup.c */
+int lzp_cmd_compare(int argc, char **argv);  /* cmd_compare.c */
 
 /* Timeline writers (timeline_html.c, timeline_svg.c) over a built model. */
 typedef struct {

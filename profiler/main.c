@@ -19,6 +19,8 @@ static void usage(FILE *f) {
              "prompt)\n"
              "  dup PROG LOG.lzr [--json] [--keep F]   duplicate work, sparks thrown away\n"
              "  dup --report F [--json]           a report kept with --keep, again\n"
+             "  compare LOG1 LOG2                  the same run? (events per capability, "
+             "no times)\n"
              "LOG is an event log in GHC's format (+RTS -l, or -lf for one event per spark),\n"
              "or a replay log (.lzr, +RTS --record).\n");
 }
@@ -36,6 +38,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "eventlog")) return lzp_cmd_eventlog(argc - 2, argv + 2);
   if (!strcmp(argv[1], "step")) return lzp_cmd_step(argc - 2, argv + 2);
   if (!strcmp(argv[1], "dup")) return lzp_cmd_dup(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "compare")) return lzp_cmd_compare(argc - 2, argv + 2);
   fprintf(stderr, "lzprof: unknown command '%s'\n", argv[1]);
   usage(stderr);
   return 2;

@@ -46,8 +46,8 @@ static CapCodec *codecs;
 /* recordings' timestamps: Note [Replay log encoding] */
 #define RECORD_TIME_UNIT_NS   256  /* the events replay orders by time (below) */
 #define RECORD_COARSE_UNIT_NS 4096 /* all others */
-static const uint16_t fine_types[] = {LZ_EVT_THREAD_WAKEUP, LZ_EVT_MIGRATE_THREAD,
-                                      LZ_EVT_RPL_BLOCK, LZ_EVT_RPL_INPUT};
+static const uint16_t fine_types[] = {LZ_EVT_THREAD_WAKEUP, LZ_EVT_MIGRATE_THREAD, LZ_EVT_RPL_BLOCK,
+                                      LZ_EVT_RPL_INPUT};
 
 const LzEvType lz_rpl_types[] = {
     {LZ_EVT_RPL_INPUT, LZ_EV_VAR, "Lz replay: input bytes"},
@@ -122,6 +122,8 @@ void lz_replay_prepare(void) {
   log_path = path;
   f.stats = lz_flags.stats;
   f.stats_file = lz_flags.stats_file;
+  f.eventlog = lz_flags.eventlog; /* the replay's own event log (Note [Replay's event log]) */
+  f.eventlog_file = lz_flags.eventlog_file;
   f.ncaps = h->ncaps;
   lz_flags = f;
   lz_prog_argc = argc;

@@ -23,6 +23,7 @@
 #include "rts_priv.h"
 
 #if LZ_REPLAY
+#include <errno.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -71,11 +72,11 @@ static int wake_key_order(const void *a, const void *b) {
 typedef struct Stream {
   Ev *ev;
   size_t n, room;
-  size_t ctl;     /* next event the scheduling decisions look at */
-  size_t cmp;     /* next event the comparison expects */
-  bool in_slice;  /* a thread is running: its recorded stop is slice_* */
-  size_t wake_at; /* its next recorded THREAD_WAKEUP not yet done (or slice_at) */
-  size_t woke_at; /* the slice's next THREAD_WAKEUP not yet emitted */
+  size_t ctl;         /* next event the scheduling decisions look at */
+  size_t cmp;         /* next event the comparison expects */
+  bool in_slice;      /* a thread is running: its recorded stop is slice_* */
+  size_t wake_at;     /* its next recorded THREAD_WAKEUP not yet done (or slice_at) */
+  size_t woke_at;     /* the slice's next THREAD_WAKEUP not yet emitted */
   struct WakeKey *wk; /* the slice's THREAD_WAKEUPs whose thunk is known, by (thunk, index) */
   size_t nwk, wk_room;
   size_t run_at;   /* index of the slice's RUN_THREAD */
@@ -395,8 +396,8 @@ static void order_runs(void) {
 typedef struct Entry {
   uint64_t id;
   unsigned cap;
-  size_t i; /* its index in the capability's stream; done: Ev.done */
-  bool join; /* RPL_JOIN: the thunk's own capability had entered it before */
+  size_t i;     /* its index in the capability's stream; done: Ev.done */
+  bool join;    /* RPL_JOIN: the thunk's own capability had entered it before */
   uint32_t tid; /* the recorded thread that entered it (its slice's) */
 } Entry;
 static Entry *entries, *wons; /* RPL_CLAIM and RPL_JOIN; RPL_WON */
@@ -621,6 +622,8 @@ static _Noreturn void diverged(unsigned cap, const Ev *want, const char *got) {
 /* ---- comparing the run's event log with the recording ----------------------------------- */
 
 static bool seen_header;
+static FILE
+    *tee; /* +RTS -l during a replay: the replay's own event log (Note [Replay's event log]) */
 static volatile int stuck_closing; /* the log is being closed because the replay is stuck */
 
 static bool has_tid(uint16_t type) {
@@ -665,6 +668,10 @@ static void compare(unsigned cap, uint16_t type, const uint8_t *p, uint32_t len)
  * marker (Note [Event log]). Blocks of capabilities are compared; global ones skipped. */
 static size_t compare_sink(void *ctx, const void *bytes, size_t n) {
   (void)ctx;
+  if (tee && (bytes ? fwrite(bytes, 1, n, tee) != n : fflush(tee) != 0)) {
+    lz_message("error writing the replay's event log");
+    tee = NULL;
+  }
   if (!bytes) return 0;
   const uint8_t *p = bytes, *end = p + n;
   if (!seen_header) {
@@ -706,6 +713,13 @@ bool lz_rpl_open_compare_log(int argc, char **argv) {
   o.sink = compare_sink;
   o.chunk_bytes = 4096; /* small blocks: a divergence is seen soon after it happens */
   o.rts_id = "Lz-0.1 rts_rpl";
+  if (lz_flags.eventlog) {
+    char name[4096];
+    const char *path = lz_flags.eventlog_file;
+    if (!path) snprintf(name, sizeof name, "%s.eventlog", lz_prog_name), path = name;
+    if (!(tee = fopen(path, "wb")))
+      lz_die(1, "initEventLogFileWriter: can't open %s: %s", path, strerror(errno));
+  }
   if (lz_eventlog_open(NULL, lz_ncaps, argc, argv, &o) != 0)
     lz_rpl_fail("--replay: cannot start the event log");
   for (unsigned i = 0; i < lz_ncaps; i++) {
@@ -949,7 +963,8 @@ static void begin_slice(LzCap *cap, Stream *s, size_t run_at, LzThread *t) {
   lz_prof_replay_event(cap, s->ev[run_at].time); /* the recorded slice starts */
 #endif
   if (lz_dup_on) /* --dup-report: the recorded clock (replay_dup.h) */
-    lz_dup_slice(cap, t, s->ev[run_at].time, k < s->n ? s->ev[k].time : 0, s->slice_alloc, k < s->n);
+    lz_dup_slice(cap, t, s->ev[run_at].time, k < s->n ? s->ev[k].time : 0, s->slice_alloc,
+                 k < s->n);
   cap->yield = s->slice_why == LZ_STOP_YIELD;
   if (k == s->n && t->kind != LZ_THREAD_MAIN)
     t->next = lz_replay_park_entry; /* the main thread's last slice ends in lz_exit */

@@ -5,7 +5,8 @@
 # event with the log and exits 3 on the first difference); the recording decompresses to
 # an event log ghc-events accepts; recording a failing program keeps its output; bad
 # input (missing file, another binary's log, truncated and corrupted logs, --replay on a
-# binary built without -replay) fails with exit status 3 (1 for the flag) and a message.
+# binary built without -replay) fails with exit status 3 (1 for the flag) and a message;
+# the replay's own event log (+RTS -l) equals the recording's events without times.
 # -N1 and -N2 must replay exactly (Note [Thunk ids], Note [Replay wake-ups]); at higher -N
 # a replay may stop with a detected divergence (exit 3, Note [Replay] says which), counted
 # and printed, but it never hangs or crashes, and two replays of one log must agree.
@@ -102,6 +103,17 @@ if command -v ghc > /dev/null 2>&1; then
   zstd -qdc par_nfib.lzr > par_nfib.eventlog || fail "zstd -dc"
   "$HERE/../eventlog/run-check.sh" -q par_nfib.eventlog > check.out 2>&1 || fail "ghc-events: $(tail -3 check.out)"
 fi
+
+# outside the replay: the replay's own event log (+RTS -l) holds the recording's events,
+# capability by capability, times aside (lzprof compare; Note [Replay's event log]); and
+# the comparison can fail: another program's replay log differs
+LZPROF=$(dirname "$LZC")/lzprof
+./par_nfib +RTS --replay=par_nfib.lzr -l -olrep.eventlog -RTS > /dev/null 2>&1 || fail "replay -l"
+"$LZPROF" compare par_nfib.lzr rep.eventlog > cmp.out 2>&1 || fail "lzprof compare: $(head -3 cmp.out)"
+./spark_duds +RTS -N2 --record=sd.lzr -RTS > /dev/null 2>&1
+./spark_duds +RTS --replay=sd.lzr -l -olsd.eventlog -RTS > /dev/null 2>&1 || fail "replay -l spark_duds"
+"$LZPROF" compare par_nfib.lzr sd.eventlog > cmp.out 2>&1
+[ $? = 1 ] && grep -q "differ" cmp.out || fail "lzprof compare of two programs: $(head -3 cmp.out)"
 
 # recording keeps the output of a failing program
 "$LZC" -O1 -replay "$PAR/fail_par_error.lz" -o fail_par_error || fail "lzc fail_par_error"
