@@ -49,8 +49,7 @@ static void GC_CALLBACK mark_free_lists(void) {
       for (void *p = cap->fl[g]; p; p = *(void **)p)
         GC_set_mark_bit(p);
   }
-  if (next_push)
-    next_push(); /* Boehm's own: the thread stacks */
+  if (next_push) next_push(); /* Boehm's own: the thread stacks */
 }
 
 static void *oom_handler(size_t bytes) {
@@ -60,16 +59,14 @@ static void *oom_handler(size_t bytes) {
 
 static void *gmp_alloc(size_t n) {
   void *p = GC_MALLOC_ATOMIC(n);
-  if (!p)
-    lz_heap_exhausted();
+  if (!p) lz_heap_exhausted();
   return p;
 }
 
 static void *gmp_realloc(void *p, size_t old, size_t n) {
   (void)old;
   void *q = GC_REALLOC(p, n);
-  if (!q)
-    lz_heap_exhausted();
+  if (!q) lz_heap_exhausted();
   return q;
 }
 
@@ -83,13 +80,16 @@ static void gmp_free(void *p, size_t n) {
  * data is larger than a few MB then spend most of their time marking it again and again
  * (queens 13 at -N2: 230 collections of ~8 MB, 57 % of the run). Like GHC's -F, we let the
  * heap grow to F times the live data: every LIVE_EVERY-th collection counts the marked
- * bytes and, if F times that is well above the heap, asks for the difference (at most a
+ * bytes (every one of the first LIVE_ALWAYS: a program whose live data grows from the
+ * start, blackscholes, would otherwise reach its heap size a doubling per 4 collections,
+ * and when Boehm grows the heap by itself decides how many it makes) and, if F times that
+ * is well above the heap, asks for the difference (at most a
  * doubling per step, and at most 1 GiB more than the live data), which the next
  * allocation slow path requests from Boehm (expanding takes Boehm's lock, held here).
  * Measuring costs about a millisecond per 20 MB of heap. The free space is per capability,
  * as GHC's -A: with N capabilities the heap may grow to (1 + (F-1) N) times the live data,
  * and the initial heap is -A times N (Note [Heap sizing], "Per capability"). */
-enum { LIVE_EVERY = 4, INITIAL_CAPS_MAX = 8 };
+enum { LIVE_EVERY = 4, LIVE_ALWAYS = 16, INITIAL_CAPS_MAX = 8 };
 static double heap_factor; /* 1 + (F-1) N, set by lz_gc_init; below 1: no sizing */
 #define HEAP_EXTRA_MAX (1024.0 * 1024 * 1024) /* free space beyond the live data: 1 GiB */
 static _Atomic size_t heap_want; /* grow the heap to this at the next slow path; 0: no */
@@ -102,18 +102,16 @@ static void GC_CALLBACK add_bytes(void *obj, size_t bytes, void *acc) {
 /* At the end of a collection, with Boehm's lock held and the mark bits valid. */
 static void size_heap_for_live(void) {
   double f = heap_factor;
-  if (f < 1 || GC_get_gc_no() % LIVE_EVERY != 0)
-    return;
+  GC_word gc_no = GC_get_gc_no();
+  if (f < 1 || (gc_no >= LIVE_ALWAYS && gc_no % LIVE_EVERY != 0)) return;
   size_t heap = GC_get_heap_size(), free = GC_get_free_bytes();
   if ((double)(heap - (free < heap ? free : heap)) * f < (double)heap * 1.125)
     return; /* even the blocks in use, an upper bound of the live data, ask for no more */
   size_t live = 0;
   GC_enumerate_reachable_objects_inner(add_bytes, &live);
   double want = (double)live * f;
-  if (want > (double)live + HEAP_EXTRA_MAX)
-    want = (double)live + HEAP_EXTRA_MAX;
-  if (want > 2.0 * (double)heap)
-    want = 2.0 * (double)heap;
+  if (want > (double)live + HEAP_EXTRA_MAX) want = (double)live + HEAP_EXTRA_MAX;
+  if (want > 2.0 * (double)heap) want = 2.0 * (double)heap;
   if (lz_flags.max_heap_bytes && want > (double)lz_flags.max_heap_bytes)
     want = (double)lz_flags.max_heap_bytes;
   if (want > (double)heap * 1.125)
@@ -147,8 +145,7 @@ static void on_gc_event(GC_EventType ev) {
       lz_ev_heap_size(eb, GC_get_heap_size());
     }
   }
-  if (ev == GC_EVENT_END)
-    size_heap_for_live();
+  if (ev == GC_EVENT_END) size_heap_for_live();
   lz_stats_gc_event((int)ev);
 }
 
@@ -158,8 +155,7 @@ static unsigned gc_markers(void) {
 #if LZ_THREADED
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   unsigned n = lz_flags.gc_threads ? lz_flags.gc_threads : lz_flags.ncaps;
-  if (!lz_flags.gc_threads && cores > 0 && (n == 0 || n > (unsigned)cores))
-    n = (unsigned)cores;
+  if (!lz_flags.gc_threads && cores > 0 && (n == 0 || n > (unsigned)cores)) n = (unsigned)cores;
   return n ? n : 1;
 #else
   return 1; /* no other threads: Boehm starts no markers anyway */
@@ -169,8 +165,7 @@ static unsigned gc_markers(void) {
 /* The capabilities -N asks for (before lz_sched_init makes them): 1 in other ways. */
 static unsigned flag_caps(void) {
 #if LZ_THREADED
-  if (lz_flags.ncaps)
-    return lz_flags.ncaps;
+  if (lz_flags.ncaps) return lz_flags.ncaps;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   return cores > 0 ? (unsigned)cores : 1;
 #else
@@ -179,8 +174,7 @@ static unsigned flag_caps(void) {
 }
 
 void lz_gc_init(void) {
-  if (gc_started)
-    return;
+  if (gc_started) return;
   gc_started = true;
   GC_set_markers_count(gc_markers()); /* the GC_MARKERS variable still wins */
   GC_set_oom_fn(oom_handler);
@@ -193,8 +187,7 @@ void lz_gc_init(void) {
   next_push = GC_get_push_other_roots(); /* before any thread or spark pool hooks on */
   GC_set_push_other_roots(mark_free_lists);
   GC_allow_register_threads(); /* the threaded way registers its capability threads */
-  if (lz_flags.max_heap_bytes)
-    GC_set_max_heap_size(lz_flags.max_heap_bytes);
+  if (lz_flags.max_heap_bytes) GC_set_max_heap_size(lz_flags.max_heap_bytes);
   unsigned caps = flag_caps();
   heap_factor = lz_flags.heap_factor < 1 ? 0 : 1 + (lz_flags.heap_factor - 1) * caps;
   size_t heap = GC_get_heap_size(), want = lz_flags.initial_heap_bytes;
@@ -210,18 +203,15 @@ void lz_gc_init(void) {
 void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
   if (granules > LZ_FL_MAX || granules == 0) {
     void *p = GC_MALLOC(granules ? granules * LZ_GRANULE_BYTES : LZ_GRANULE_BYTES);
-    if (!p)
-      lz_heap_exhausted();
+    if (!p) lz_heap_exhausted();
     return p;
   }
   cap->rest->gc_sp = sp;
   void *list = NULL;
   GC_generic_malloc_many(granules * LZ_GRANULE_BYTES, (int)uninit_kind, &list); /* g granules */
   cap->rest->gc_sp = NULL;
-  if (!list)
-    lz_heap_exhausted();
-  if (atomic_load_explicit(&heap_want, memory_order_relaxed))
-    grow_heap();
+  if (!list) lz_heap_exhausted();
+  if (atomic_load_explicit(&heap_want, memory_order_relaxed)) grow_heap();
   cap->fl[granules] = GC_NEXT(list);
   GC_NEXT(list) = NULL;
   return list;
@@ -245,8 +235,7 @@ void *lz_alloc_words(LzCap *cap, size_t words) {
 char *lz_gc_strdup(const char *s) {
   size_t n = strlen(s);
   char *p = GC_MALLOC_ATOMIC(n + 1);
-  if (!p)
-    lz_heap_exhausted();
+  if (!p) lz_heap_exhausted();
   memcpy(p, s, n + 1);
   return p;
 }
