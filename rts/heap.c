@@ -212,8 +212,12 @@ void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
   cap->rest->gc_sp = NULL;
   if (!list) lz_heap_exhausted();
   if (atomic_load_explicit(&heap_want, memory_order_relaxed)) grow_heap();
-  cap->fl[granules] = GC_NEXT(list);
-  GC_NEXT(list) = NULL;
+  /* Word 0 (the free-list link) becomes the object's header, which other capabilities
+     access atomically once compiled code has published the object. Compiled code is not
+     instrumented, so ThreadSanitizer sees no order between this thread's accesses here
+     and theirs; relaxed atomics (plain moves) keep it from reporting them as races. */
+  cap->fl[granules] = __atomic_load_n((void **)list, __ATOMIC_RELAXED);
+  __atomic_store_n((void **)list, NULL, __ATOMIC_RELAXED);
   return list;
 }
 
