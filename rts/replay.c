@@ -60,7 +60,8 @@ const LzEvType lz_rpl_types[] = {
     {LZ_EVT_RPL_CLAIM, LZ_RPL_CLAIM_BYTES,
      "Lz replay: thunk of another capability claimed (id as a difference)"},
     {LZ_EVT_RPL_BLOCK, LZ_RPL_CLAIM_BYTES, "Lz replay: blocking on a thunk (id as a difference)"},
-    {LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES, "Lz replay: pre-empted at (code, stack depth)"},
+    {LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES,
+     "Lz replay: pre-empted at (code, stack depth, updates in the slice)"},
     {LZ_EVT_RPL_WAKE, LZ_RPL_CLAIM_BYTES,
      "Lz replay: update of a thunk waking threads (id as a difference)"},
     {LZ_EVT_RPL_WON, LZ_RPL_CLAIM_BYTES,
@@ -330,9 +331,11 @@ bool lz_replay_yield_point(LzCap *cap, const void *info, const LzWord *thunk, si
   if (lz_replay_mode == LZ_RPL_REPLAY && !lz_rpl_yield_here(cap, &code, (uint32_t)depth, thunk))
     return false;
   LzEvBuf *eb = cap->rest->ev;
-  if (eb)
-    lz_ev_put32(lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES), code),
-                (uint32_t)depth);
+  if (eb) /* Note [Pre-emption in a loop]: the updates tell apart checks of one code and depth */
+    lz_ev_put16(
+        lz_ev_put32(lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES), code),
+                    (uint32_t)depth),
+        (uint16_t)cap->rest->slice_updates);
   return true;
 }
 
@@ -358,6 +361,7 @@ void lz_replay_spark_hook(uint32_t capno, LzSparkEvent ev, LzSparkId id, uint32_
 }
 
 void lz_replay_slice_end(LzCap *cap, LzThread *t, LzStopWhy why) {
+  cap->rest->slice_updates = 0; /* RPL_YIELD counts a slice's updates */
   if (lz_replay_mode != LZ_RPL_OFF) lz_replay_post_slice(cap, t->id, why, cap->alloc_bytes);
   if (lz_replay_mode == LZ_RPL_REPLAY) lz_rpl_slice_done(cap);
 }
