@@ -61,7 +61,8 @@ const LzEvType lz_rpl_types[] = {
      "Lz replay: thunk of another capability claimed (id as a difference)"},
     {LZ_EVT_RPL_BLOCK, LZ_RPL_CLAIM_BYTES, "Lz replay: blocking on a thunk (id as a difference)"},
     {LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES,
-     "Lz replay: pre-empted at (code, stack depth, updates in the slice)"},
+     "Lz replay: pre-empted at (code, stack depth, updates in the slice, words above an "
+     "update frame)"},
     {LZ_EVT_RPL_WAKE, LZ_RPL_CLAIM_BYTES,
      "Lz replay: update of a thunk waking threads (id as a difference)"},
     {LZ_EVT_RPL_WON, LZ_RPL_CLAIM_BYTES,
@@ -325,17 +326,27 @@ void lz_replay_blocking(LzCap *cap, LzWord *thunk) {
               id_field(cap, named_id(thunk, __atomic_load_n(&thunk[1], __ATOMIC_RELAXED))));
 }
 
+uint16_t lz_replay_above_update(const LzCap *cap, size_t depth) {
+  const LzThread *t = cap->tso;
+  if (!t || depth > t->stack_words) return 0xffff;
+  const LzWord *top = t->stack + t->stack_words, *sp = top - depth;
+  for (const LzWord *p = sp; p + 1 < top && p - sp < 0xfffe; p++)
+    if (p[0] == (LzWord)&lz_update_frame_info) return (uint16_t)(p - sp);
+  return depth >= 0xfffe ? 0xfffe : 0xffff;
+}
+
 bool lz_replay_yield_point(LzCap *cap, const void *info, const LzWord *thunk, size_t depth) {
   if (lz_replay_mode == LZ_RPL_OFF) return true;
   uint64_t code = (uint64_t)((uintptr_t)info - (uintptr_t)&lz_ind_info);
   if (lz_replay_mode == LZ_RPL_REPLAY && !lz_rpl_yield_here(cap, &code, (uint32_t)depth, thunk))
     return false;
   LzEvBuf *eb = cap->rest->ev;
-  if (eb) /* Note [Pre-emption in a loop]: the updates tell apart checks of one code and depth */
-    lz_ev_put16(
-        lz_ev_put32(lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES), code),
-                    (uint32_t)depth),
-        (uint16_t)cap->rest->slice_updates);
+  if (eb) { /* Note [Pre-emption in a loop]: which of the checks of one code and depth */
+    uint8_t *p = lz_ev_begin(eb, LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES);
+    p = lz_ev_put32(lz_ev_put64(p, code), (uint32_t)depth);
+    lz_ev_put16(lz_ev_put16(p, (uint16_t)cap->rest->slice_updates),
+                lz_replay_above_update(cap, depth));
+  }
   return true;
 }
 

@@ -155,6 +155,11 @@ bool lz_replay_yield_point(LzCap *cap, const void *info, const LzWord *thunk, si
 bool lz_rpl_stop_at_ind(LzCap *cap, const LzWord *sp);
 /* replay_sched.c, for it: is this the recorded stop? If so, *code is what to post. */
 bool lz_rpl_yield_here(LzCap *cap, uint64_t *code, uint32_t depth, const LzWord *thunk);
+/* replay.c, both modes: the running thread's stack words above its innermost update frame
+ * when `depth` words are in use (0xfffe at most; 0xffff: none). With the slice's update
+ * count (LzCapPriv.slice_updates) it places a stop among heap checks of one code at one
+ * depth and allocation count: Note [Pre-emption in a loop] in docs/notes/replay.md. */
+uint16_t lz_replay_above_update(const LzCap *cap, size_t depth);
 
 /* glue.c, the update frame, both modes: the update of `thunk`, whose spare word was `id`,
  * wakes threads (posts RPL_WAKE). */

@@ -590,8 +590,9 @@ static void describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint3
     return;
   case LZ_EVT_RPL_YIELD:
     if (len >= LZ_RPL_YIELD_BYTES)
-      snprintf(out, n, " (code %llx, %u stack words, %u updates)",
-               (unsigned long long)lz_ev_get64(p), lz_ev_get32(p + 8), lz_ev_get16(p + 12));
+      snprintf(out, n, " (code %llx, %u stack words, %u updates, %u above an update frame)",
+               (unsigned long long)lz_ev_get64(p), lz_ev_get32(p + 8), lz_ev_get16(p + 12),
+               lz_ev_get16(p + 14));
     return;
   case LZ_EVT_RPL_CLAIM:
   case LZ_EVT_RPL_BLOCK:
@@ -1361,16 +1362,17 @@ static bool stop_at_thunk(LzCap *cap, uint64_t recorded, const LzWord *thunk) {
   return who < 0 ? LZ_THUNK_ID_CAP(id) != cap->cap_no : (unsigned)who != cap->cap_no;
 }
 
-/* Note [Pre-emption in a loop] (docs/notes/replay.md): the slice has made at least the
- * recorded stop's number of updates (mod 2^16). A loop whose iteration does not allocate
- * passes the heap check of one code at one stack depth several times with one allocation
- * count; an iteration that evaluates a thunk of its own capability (a claim, not recorded)
- * updates it, so the count tells those checks apart. More updates than recorded: the
- * thread did work here that it did not do in the recording; it stops, as it did before the
- * count was recorded, and the comparison finds what differs. */
-static bool updates_reached(LzCap *cap, const uint8_t *yield) {
+/* Note [Pre-emption in a loop] (docs/notes/replay.md): a heap check of the recorded code
+ * at the recorded depth and allocation count is the recorded stop only if the slice has
+ * made as many updates (mod 2^16) and the innermost update frame is as far below: between
+ * two checks with all of these equal the thread has claimed nothing, so neither is the
+ * other capabilities' business. Fewer updates: the stop is further on. More: the thread
+ * did work here that it did not do in the recording; it stops, as before these were
+ * recorded, and the comparison finds what differs. */
+static bool position_reached(LzCap *cap, const uint8_t *yield, size_t depth) {
   uint16_t behind = (uint16_t)(lz_ev_get16(yield + 12) - (uint16_t)cap->rest->slice_updates);
-  return behind == 0 || behind >= 0x8000;
+  if (behind) return behind >= 0x8000;
+  return lz_ev_get16(yield + 14) == lz_replay_above_update(cap, depth);
 }
 
 bool lz_rpl_stop_at_ind(LzCap *cap, const LzWord *sp) {
@@ -1380,8 +1382,9 @@ bool lz_rpl_stop_at_ind(LzCap *cap, const LzWord *sp) {
       s->yield_at >= s->slice_at)
     return false;
   const uint8_t *p = PAY(&s->ev[s->yield_at]);
-  if (lz_ev_get32(p + 8) != (uint32_t)(t->stack + t->stack_words - sp) ||
-      !updates_reached(cap, p) || !stop_at_blackhole(lz_ev_get64(p)))
+  size_t depth = (size_t)(t->stack + t->stack_words - sp);
+  if (lz_ev_get32(p + 8) != depth || !position_reached(cap, p, depth) ||
+      !stop_at_blackhole(lz_ev_get64(p)))
     return false;
   TRACE("capability %u stops at an IND, where the recording stopped at a thunk's entry\n",
         cap->cap_no);
@@ -1396,19 +1399,21 @@ bool lz_rpl_yield_here(LzCap *cap, uint64_t *code, uint32_t depth, const LzWord 
   Stream *s = &streams[cap->cap_no];
   if (!s->in_slice || s->yield_at >= s->slice_at) return true; /* nothing recorded: here */
   const uint8_t *p = PAY(&s->ev[s->yield_at]);
-  bool updates = updates_reached(cap, p);
-  if (lz_ev_get64(p) == *code && lz_ev_get32(p + 8) == depth && updates) return true;
-  if (lz_ev_get32(p + 8) == depth && updates && stop_at_thunk(cap, lz_ev_get64(p), thunk)) {
+  bool here = lz_ev_get32(p + 8) == depth && position_reached(cap, p, depth);
+  if (here && lz_ev_get64(p) == *code) return true;
+  if (here && stop_at_thunk(cap, lz_ev_get64(p), thunk)) {
     TRACE("capability %u: stops at the entry of thunk %llx, changed in one of the runs\n",
           cap->cap_no, (unsigned long long)lz_replay_thunk_id(thunk));
     *code = lz_ev_get64(p); /* as recorded */
     return true;
   }
-  TRACE("capability %u: heap check %llx depth %u updates %u (thunk %llx) is not the recorded "
-        "stop (%llx depth %u updates %u)\n",
+  TRACE("capability %u: heap check %llx depth %u updates %u above %u (thunk %llx) is not the "
+        "recorded stop (%llx depth %u updates %u above %u)\n",
         cap->cap_no, (unsigned long long)*code, depth, cap->rest->slice_updates,
+        lz_replay_above_update(cap, depth),
         (unsigned long long)(thunk ? lz_replay_thunk_id(thunk) : 0),
-        (unsigned long long)lz_ev_get64(p), lz_ev_get32(p + 8), lz_ev_get16(p + 12));
+        (unsigned long long)lz_ev_get64(p), lz_ev_get32(p + 8), lz_ev_get16(p + 12),
+        lz_ev_get16(p + 14));
   s->skip_check = true;
   cap->yield = 1;
   return false;
@@ -1463,7 +1468,7 @@ int lz_replay_may_block(LzCap *cap, LzWord *thunk, size_t depth) {
       s->yield_at < s->slice_at) {
     /* the recorded stop was at this thunk's entry (stop_at_thunk) */
     const uint8_t *p = PAY(&s->ev[s->yield_at]);
-    if (lz_ev_get32(p + 8) == depth && updates_reached(cap, p) &&
+    if (lz_ev_get32(p + 8) == depth && position_reached(cap, p, depth) &&
         stop_at_blackhole(lz_ev_get64(p))) {
       TRACE("capability %u stops at blackhole %llx, where the recording stopped\n", cap->cap_no,
             (unsigned long long)lz_replay_thunk_id(thunk));
