@@ -30,10 +30,12 @@
  *   LZ_EVT_RPL_CLAIM  id u64: the capability claimed (blackholed) the thunk with this id,
  *                     allocated on another capability (Note [Thunk ids]);
  *   LZ_EVT_RPL_BLOCK  id u64: a thread of the capability blocks on the thunk with this id;
- *   LZ_EVT_RPL_YIELD  code u64, depth u32: a thread stops at a heap check (pre-empted), in
- *                     the function of this info table (offset from lz_ind_info) with this
- *                     many stack words in use: which of the heap checks passed at one
- *                     allocation count was the stop (Note [Replay], pre-emption);
+ *   LZ_EVT_RPL_YIELD  code u64, depth u32, updates u16, above u16: a thread stops at a
+ *                     heap check (pre-empted), in the function of this info table (offset
+ *                     from lz_ind_info) with this many stack words in use, after this many
+ *                     updates in the slice, this many words above its innermost update
+ *                     frame: which of the heap checks passed at one allocation count was
+ *                     the stop (Note [Replay], pre-emption; Note [Pre-emption in a loop]);
  *   LZ_EVT_RPL_WAKE   id u64: the update of the thunk with this id (0: none) wakes the
  *                     threads of the THREAD_WAKEUP events that follow it;
  *   LZ_EVT_RPL_WON    id u64: lazy blackholing, the first update of a thunk that another
