@@ -344,8 +344,7 @@ bool lz_replay_yield_point(LzCap *cap, const void *info, const LzWord *thunk, si
   if (eb) { /* Note [Pre-emption in a loop]: which of the checks of one code and depth */
     uint8_t *p = lz_ev_begin(eb, LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES);
     p = lz_ev_put32(lz_ev_put64(p, code), (uint32_t)depth);
-    lz_ev_put16(lz_ev_put16(p, (uint16_t)cap->rest->slice_updates),
-                lz_replay_above_update(cap, depth));
+    lz_ev_put16(lz_ev_put32(p, cap->rest->slice_updates), lz_replay_above_update(cap, depth));
   }
   return true;
 }

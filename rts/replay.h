@@ -30,7 +30,7 @@
  *   LZ_EVT_RPL_CLAIM  id u64: the capability claimed (blackholed) the thunk with this id,
  *                     allocated on another capability (Note [Thunk ids]);
  *   LZ_EVT_RPL_BLOCK  id u64: a thread of the capability blocks on the thunk with this id;
- *   LZ_EVT_RPL_YIELD  code u64, depth u32, updates u16, above u16: a thread stops at a
+ *   LZ_EVT_RPL_YIELD  code u64, depth u32, updates u32, above u16: a thread stops at a
  *                     heap check (pre-empted), in the function of this info table (offset
  *                     from lz_ind_info) with this many stack words in use, after this many
  *                     updates in the slice, this many words above its innermost update

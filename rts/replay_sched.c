@@ -591,8 +591,8 @@ static void describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint3
   case LZ_EVT_RPL_YIELD:
     if (len >= LZ_RPL_YIELD_BYTES)
       snprintf(out, n, " (code %llx, %u stack words, %u updates, %u above an update frame)",
-               (unsigned long long)lz_ev_get64(p), lz_ev_get32(p + 8), lz_ev_get16(p + 12),
-               lz_ev_get16(p + 14));
+               (unsigned long long)lz_ev_get64(p), lz_ev_get32(p + 8), lz_ev_get32(p + 12),
+               lz_ev_get16(p + 16));
     return;
   case LZ_EVT_RPL_CLAIM:
   case LZ_EVT_RPL_BLOCK:
@@ -1364,15 +1364,15 @@ static bool stop_at_thunk(LzCap *cap, uint64_t recorded, const LzWord *thunk) {
 
 /* Note [Pre-emption in a loop] (docs/notes/replay.md): a heap check of the recorded code
  * at the recorded depth and allocation count is the recorded stop only if the slice has
- * made as many updates (mod 2^16) and the innermost update frame is as far below: between
+ * made as many updates (mod 2^32) and the innermost update frame is as far below: between
  * two checks with all of these equal the thread has claimed nothing, so neither is the
  * other capabilities' business. Fewer updates: the stop is further on. More: the thread
  * did work here that it did not do in the recording; it stops, as before these were
  * recorded, and the comparison finds what differs. */
 static bool position_reached(LzCap *cap, const uint8_t *yield, size_t depth) {
-  uint16_t behind = (uint16_t)(lz_ev_get16(yield + 12) - (uint16_t)cap->rest->slice_updates);
-  if (behind) return behind >= 0x8000;
-  return lz_ev_get16(yield + 14) == lz_replay_above_update(cap, depth);
+  uint32_t behind = lz_ev_get32(yield + 12) - cap->rest->slice_updates;
+  if (behind) return behind >= 0x80000000u;
+  return lz_ev_get16(yield + 16) == lz_replay_above_update(cap, depth);
 }
 
 bool lz_rpl_stop_at_ind(LzCap *cap, const LzWord *sp) {
@@ -1412,8 +1412,8 @@ bool lz_rpl_yield_here(LzCap *cap, uint64_t *code, uint32_t depth, const LzWord 
         cap->cap_no, (unsigned long long)*code, depth, cap->rest->slice_updates,
         lz_replay_above_update(cap, depth),
         (unsigned long long)(thunk ? lz_replay_thunk_id(thunk) : 0),
-        (unsigned long long)lz_ev_get64(p), lz_ev_get32(p + 8), lz_ev_get16(p + 12),
-        lz_ev_get16(p + 14));
+        (unsigned long long)lz_ev_get64(p), lz_ev_get32(p + 8), lz_ev_get32(p + 12),
+        lz_ev_get16(p + 16));
   s->skip_check = true;
   cap->yield = 1;
   return false;
