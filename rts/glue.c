@@ -128,6 +128,7 @@ static LzWord lazy_update(LzCap *cap, LzWord *thunk, LzWord r1) {
 LZ_FN(lz_update_frame_entry) {
   LzWord *thunk = (LzWord *)sp[1];
 #if LZ_REPLAY
+  cap->rest->slice_updates++; /* which heap check a pre-emption was: RPL_YIELD */
   if (lz_replaying) /* a recorded wake-up: its thread must have blocked first */
     lz_replay_before_update(cap, thunk);
   if (lz_dup_on) /* --dup-report: after the replay's waits, before anything changes */

@@ -60,7 +60,9 @@ const LzEvType lz_rpl_types[] = {
     {LZ_EVT_RPL_CLAIM, LZ_RPL_CLAIM_BYTES,
      "Lz replay: thunk of another capability claimed (id as a difference)"},
     {LZ_EVT_RPL_BLOCK, LZ_RPL_CLAIM_BYTES, "Lz replay: blocking on a thunk (id as a difference)"},
-    {LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES, "Lz replay: pre-empted at (code, stack depth)"},
+    {LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES,
+     "Lz replay: pre-empted at (code, stack depth, updates in the slice, words above an "
+     "update frame)"},
     {LZ_EVT_RPL_WAKE, LZ_RPL_CLAIM_BYTES,
      "Lz replay: update of a thunk waking threads (id as a difference)"},
     {LZ_EVT_RPL_WON, LZ_RPL_CLAIM_BYTES,
@@ -326,15 +328,26 @@ void lz_replay_blocking(LzCap *cap, LzWord *thunk) {
               id_field(cap, named_id(thunk, __atomic_load_n(&thunk[1], __ATOMIC_RELAXED))));
 }
 
+uint16_t lz_replay_above_update(const LzCap *cap, size_t depth) {
+  const LzThread *t = cap->tso;
+  if (!t || depth > t->stack_words) return 0xffff;
+  const LzWord *top = t->stack + t->stack_words, *sp = top - depth;
+  for (const LzWord *p = sp; p + 1 < top && p - sp < 0xfffe; p++)
+    if (p[0] == (LzWord)&lz_update_frame_info) return (uint16_t)(p - sp);
+  return depth >= 0xfffe ? 0xfffe : 0xffff;
+}
+
 bool lz_replay_yield_point(LzCap *cap, const void *info, const LzWord *thunk, size_t depth) {
   if (lz_replay_mode == LZ_RPL_OFF) return true;
   uint64_t code = (uint64_t)((uintptr_t)info - (uintptr_t)&lz_ind_info);
   if (lz_replay_mode == LZ_RPL_REPLAY && !lz_rpl_yield_here(cap, &code, (uint32_t)depth, thunk))
     return false;
   LzEvBuf *eb = cap->rest->ev;
-  if (eb)
-    lz_ev_put32(lz_ev_put64(lz_ev_begin(eb, LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES), code),
-                (uint32_t)depth);
+  if (eb) { /* Note [Pre-emption in a loop]: which of the checks of one code and depth */
+    uint8_t *p = lz_ev_begin(eb, LZ_EVT_RPL_YIELD, LZ_RPL_YIELD_BYTES);
+    p = lz_ev_put32(lz_ev_put64(p, code), (uint32_t)depth);
+    lz_ev_put16(lz_ev_put32(p, cap->rest->slice_updates), lz_replay_above_update(cap, depth));
+  }
   return true;
 }
 
@@ -360,6 +373,7 @@ void lz_replay_spark_hook(uint32_t capno, LzSparkEvent ev, LzSparkId id, uint32_
 }
 
 void lz_replay_slice_end(LzCap *cap, LzThread *t, LzStopWhy why) {
+  cap->rest->slice_updates = 0; /* RPL_YIELD counts a slice's updates */
   if (lz_replay_mode != LZ_RPL_OFF) lz_replay_post_slice(cap, t->id, why, cap->alloc_bytes);
   if (lz_replay_mode == LZ_RPL_REPLAY) lz_rpl_slice_done(cap);
 }

@@ -30,10 +30,12 @@
  *   LZ_EVT_RPL_CLAIM  id u64: the capability claimed (blackholed) the thunk with this id,
  *                     allocated on another capability (Note [Thunk ids]);
  *   LZ_EVT_RPL_BLOCK  id u64: a thread of the capability blocks on the thunk with this id;
- *   LZ_EVT_RPL_YIELD  code u64, depth u32: a thread stops at a heap check (pre-empted), in
- *                     the function of this info table (offset from lz_ind_info) with this
- *                     many stack words in use: which of the heap checks passed at one
- *                     allocation count was the stop (Note [Replay], pre-emption);
+ *   LZ_EVT_RPL_YIELD  code u64, depth u32, updates u32, above u16: a thread stops at a
+ *                     heap check (pre-empted), in the function of this info table (offset
+ *                     from lz_ind_info) with this many stack words in use, after this many
+ *                     updates in the slice, this many words above its innermost update
+ *                     frame: which of the heap checks passed at one allocation count was
+ *                     the stop (Note [Replay], pre-emption; Note [Pre-emption in a loop]);
  *   LZ_EVT_RPL_WAKE   id u64: the update of the thunk with this id (0: none) wakes the
  *                     threads of the THREAD_WAKEUP events that follow it;
  *   LZ_EVT_RPL_WON    id u64: lazy blackholing, the first update of a thunk that another
@@ -155,6 +157,11 @@ bool lz_replay_yield_point(LzCap *cap, const void *info, const LzWord *thunk, si
 bool lz_rpl_stop_at_ind(LzCap *cap, const LzWord *sp);
 /* replay_sched.c, for it: is this the recorded stop? If so, *code is what to post. */
 bool lz_rpl_yield_here(LzCap *cap, uint64_t *code, uint32_t depth, const LzWord *thunk);
+/* replay.c, both modes: the running thread's stack words above its innermost update frame
+ * when `depth` words are in use (0xfffe at most; 0xffff: none). With the slice's update
+ * count (LzCapPriv.slice_updates) it places a stop among heap checks of one code at one
+ * depth and allocation count: Note [Pre-emption in a loop] in docs/notes/replay.md. */
+uint16_t lz_replay_above_update(const LzCap *cap, size_t depth);
 
 /* glue.c, the update frame, both modes: the update of `thunk`, whose spare word was `id`,
  * wakes threads (posts RPL_WAKE). */

@@ -591,8 +591,9 @@ static void describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint3
     return;
   case LZ_EVT_RPL_YIELD:
     if (len >= LZ_RPL_YIELD_BYTES)
-      snprintf(out, n, " (code %llx, %u stack words)", (unsigned long long)lz_ev_get64(p),
-               lz_ev_get32(p + 8));
+      snprintf(out, n, " (code %llx, %u stack words, %u updates, %u above an update frame)",
+               (unsigned long long)lz_ev_get64(p), lz_ev_get32(p + 8), lz_ev_get32(p + 12),
+               lz_ev_get16(p + 16));
     return;
   case LZ_EVT_RPL_CLAIM:
   case LZ_EVT_RPL_BLOCK:
@@ -1366,6 +1367,19 @@ static bool stop_at_thunk(LzCap *cap, uint64_t recorded, const LzWord *thunk) {
   return who < 0 ? LZ_THUNK_ID_CAP(id) != cap->cap_no : (unsigned)who != cap->cap_no;
 }
 
+/* Note [Pre-emption in a loop] (docs/notes/replay.md): a heap check of the recorded code
+ * at the recorded depth and allocation count is the recorded stop only if the slice has
+ * made as many updates (mod 2^32) and the innermost update frame is as far below: between
+ * two checks with all of these equal the thread has claimed nothing, so neither is the
+ * other capabilities' business. Fewer updates: the stop is further on. More: the thread
+ * did work here that it did not do in the recording; it stops, as before these were
+ * recorded, and the comparison finds what differs. */
+static bool position_reached(LzCap *cap, const uint8_t *yield, size_t depth) {
+  uint32_t behind = lz_ev_get32(yield + 12) - cap->rest->slice_updates;
+  if (behind) return behind >= 0x80000000u;
+  return lz_ev_get16(yield + 16) == lz_replay_above_update(cap, depth);
+}
+
 bool lz_rpl_stop_at_ind(LzCap *cap, const LzWord *sp) {
   Stream *s = &streams[cap->cap_no];
   LzThread *t = cap->tso;
@@ -1373,7 +1387,8 @@ bool lz_rpl_stop_at_ind(LzCap *cap, const LzWord *sp) {
       s->yield_at >= s->slice_at)
     return false;
   const uint8_t *p = PAY(&s->ev[s->yield_at]);
-  if (lz_ev_get32(p + 8) != (uint32_t)(t->stack + t->stack_words - sp) ||
+  size_t depth = (size_t)(t->stack + t->stack_words - sp);
+  if (lz_ev_get32(p + 8) != depth || !position_reached(cap, p, depth) ||
       !stop_at_blackhole(lz_ev_get64(p)))
     return false;
   TRACE("capability %u stops at an IND, where the recording stopped at a thunk's entry\n",
@@ -1389,18 +1404,21 @@ bool lz_rpl_yield_here(LzCap *cap, uint64_t *code, uint32_t depth, const LzWord 
   Stream *s = &streams[cap->cap_no];
   if (!s->in_slice || s->yield_at >= s->slice_at) return true; /* nothing recorded: here */
   const uint8_t *p = PAY(&s->ev[s->yield_at]);
-  if (lz_ev_get64(p) == *code && lz_ev_get32(p + 8) == depth) return true;
-  if (lz_ev_get32(p + 8) == depth && stop_at_thunk(cap, lz_ev_get64(p), thunk)) {
+  bool here = lz_ev_get32(p + 8) == depth && position_reached(cap, p, depth);
+  if (here && lz_ev_get64(p) == *code) return true;
+  if (here && stop_at_thunk(cap, lz_ev_get64(p), thunk)) {
     TRACE("capability %u: stops at the entry of thunk %llx, changed in one of the runs\n",
           cap->cap_no, (unsigned long long)lz_replay_thunk_id(thunk));
     *code = lz_ev_get64(p); /* as recorded */
     return true;
   }
-  TRACE("capability %u: heap check %llx depth %u (thunk %llx) is not the recorded stop (%llx "
-        "depth %u)\n",
-        cap->cap_no, (unsigned long long)*code, depth,
+  TRACE("capability %u: heap check %llx depth %u updates %u above %u (thunk %llx) is not the "
+        "recorded stop (%llx depth %u updates %u above %u)\n",
+        cap->cap_no, (unsigned long long)*code, depth, cap->rest->slice_updates,
+        lz_replay_above_update(cap, depth),
         (unsigned long long)(thunk ? lz_replay_thunk_id(thunk) : 0),
-        (unsigned long long)lz_ev_get64(p), lz_ev_get32(p + 8));
+        (unsigned long long)lz_ev_get64(p), lz_ev_get32(p + 8), lz_ev_get32(p + 12),
+        lz_ev_get16(p + 16));
   s->skip_check = true;
   cap->yield = 1;
   return false;
@@ -1455,7 +1473,8 @@ int lz_replay_may_block(LzCap *cap, LzWord *thunk, size_t depth) {
       s->yield_at < s->slice_at) {
     /* the recorded stop was at this thunk's entry (stop_at_thunk) */
     const uint8_t *p = PAY(&s->ev[s->yield_at]);
-    if (lz_ev_get32(p + 8) == depth && stop_at_blackhole(lz_ev_get64(p))) {
+    if (lz_ev_get32(p + 8) == depth && position_reached(cap, p, depth) &&
+        stop_at_blackhole(lz_ev_get64(p))) {
       TRACE("capability %u stops at blackhole %llx, where the recording stopped\n", cap->cap_no,
             (unsigned long long)lz_replay_thunk_id(thunk));
       return LZ_RPL_BH_STOP;

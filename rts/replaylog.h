@@ -154,7 +154,7 @@ enum {
 #define LZ_RPL_SLICE_BYTES 14
 #define LZ_RPL_SPARK_BYTES 11
 #define LZ_RPL_CLAIM_BYTES 8
-#define LZ_RPL_YIELD_BYTES 12
+#define LZ_RPL_YIELD_BYTES 18
 
 #define LZ_RPL_SLOTS 16 /* previous ids kept per capability, by their top 16 bits mod 16 */
 #define LZ_RPL_LOW48 ((UINT64_C(1) << 48) - 1)

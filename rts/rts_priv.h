@@ -50,6 +50,8 @@ struct LzCapPriv {
   struct LzEvBuf *ev_sparks;
   struct LzSched *sched; /* threaded way: the scheduler's part (sched.c), else NULL     */
   uint64_t dup_updates;  /* lazy blackholing: updates that found the thunk updated already */
+  uint32_t slice_updates; /* -replay way: updates since the capability's last slice ended
+                           * (RPL_YIELD: Note [Pre-emption in a loop], docs/notes/replay.md) */
 };
 
 LzThread *lz_thread_new(LzCap *cap, size_t words);

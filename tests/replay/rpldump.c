@@ -45,9 +45,10 @@ int main(int argc, char **argv) {
              g16(p + 9));
     else if ((e.type == 1912 || e.type == 1913 || e.type == 1915 || e.type == 1916 || e.type == 1917) && e.len >= 8)
       printf(" thunk %llx", g64(p));
-    else if (e.type == 1914 && e.len >= 12) /* code: offset from lz_ind_info */
+    else if (e.type == 1914 && e.len >= 12) { /* code: offset from lz_ind_info */
       printf(" code %llx depth %lu", g64(p), g32(p + 8));
-    else if ((e.type == 2 || e.type == 3) && e.len >= 6)
+      if (e.len >= 18) printf(" updates %lu above %u", g32(p + 12), g16(p + 16));
+    } else if ((e.type == 2 || e.type == 3) && e.len >= 6)
       printf(" tid %lu status %u", g32(p), g16(p + 4));
     else if ((e.type == 4 || e.type == 8) && e.len >= 6)
       printf(" tid %lu cap %u", g32(p), g16(p + 4));
