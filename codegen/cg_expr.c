@@ -13,6 +13,8 @@
  * Known saturated calls jump straight to the callee's code (arguments in r2..r4, the rest
  * on the stack, rts.h); everything else goes through the runtime's generic apply.
  */
+#include <stdlib.h>
+
 #include "cg_priv.h"
 
 /* ---- closures ------------------------------------------------------------------------------ */
@@ -397,7 +399,9 @@ static bool spec_ok(const StgExpr *e, int *nodes, int *cons) {
 
 /* The free variable the thunk's body scrutinises, if the let is one speculable thunk. */
 static StgVar *spec_thunk_var(Cg *cg, const StgExpr *e) {
-  if (cg->opts.replay || cg->opts.prof || e->rec || e->nbinds != 1) return NULL;
+  static int off = -1; /* LZ_CG_NO_SPEC=1: the knob is for measuring */
+  if (off < 0) off = getenv("LZ_CG_NO_SPEC") != NULL;
+  if (off || cg->opts.replay || cg->opts.prof || e->rec || e->nbinds != 1) return NULL;
   const StgRhs *r = e->binds[0].rhs;
   if (r->kind != STG_THUNK || r->lne || r->var->global || !r->body || ap_thunk_arity(r))
     return NULL;
