@@ -399,9 +399,7 @@ static bool spec_ok(const StgExpr *e, int *nodes, int *cons) {
 
 /* The free variable the thunk's body scrutinises, if the let is one speculable thunk. */
 static StgVar *spec_thunk_var(Cg *cg, const StgExpr *e) {
-  static int off = -1; /* LZ_CG_NO_SPEC=1: the knob is for measuring */
-  if (off < 0) off = getenv("LZ_CG_NO_SPEC") != NULL;
-  if (off || cg->opts.replay || cg->opts.prof || e->rec || e->nbinds != 1) return NULL;
+  if (cg->opts.replay || cg->opts.prof || e->rec || e->nbinds != 1) return NULL;
   const StgRhs *r = e->binds[0].rhs;
   if (r->kind != STG_THUNK || r->lne || r->var->global || !r->body || ap_thunk_arity(r))
     return NULL;
@@ -412,7 +410,8 @@ static StgVar *spec_thunk_var(Cg *cg, const StgExpr *e) {
   StgVar *v = b->scrut->atom.var;
   if (v->rep != STG_P || v->global || v->lne) return NULL;
   int nodes = SPEC_MAX_NODES, cons = SPEC_MAX_CONS;
-  return spec_ok(b->alts[0].rhs, &nodes, &cons) ? v : NULL;
+  if (!spec_ok(b->alts[0].rhs, &nodes, &cons)) return NULL;
+  return getenv("LZ_CG_NO_SPEC") ? NULL : v; /* the knob is for measuring */
 }
 
 typedef struct {
