@@ -171,11 +171,11 @@ static int read_header(LzReplayReader *r, const uint8_t *expect_hash) {
   if (memcmp(h, RPL_MAGIC, 8) != 0)
     return fail(r, "not a replay log: a zstd skippable frame that is not Lz's header");
   uint16_t version = (uint16_t)rpl_get_le(h + RPL_OFF_VERSION, 2);
-  if (version != LZ_REPLAY_VERSION)
-    return fail(r, "replay log format version %u; this runtime reads version %d (%s)", version,
-                LZ_REPLAY_VERSION,
+  if (version != LZ_REPLAY_VERSION) /* the check value does not cover the version */
+    return fail(r, "replay log format version %u (bytes %d-%d); this runtime reads version %d (%s)",
+                version, 8 + RPL_OFF_VERSION, 9 + RPL_OFF_VERSION, LZ_REPLAY_VERSION,
                 version < LZ_REPLAY_VERSION ? "recorded by an older runtime: record it again"
-                                            : "recorded by a newer runtime");
+                                            : "recorded by a newer runtime, or damaged");
   if (rpl_get_le(h + RPL_OFF_CHECK, 4) != rpl_header_check(h, n))
     return fail(r, "corrupted header: its check value does not match its contents");
   memcpy(r->hdr.exe_hash, h + RPL_OFF_HASH, LZ_SHA256_BYTES);

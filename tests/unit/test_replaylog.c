@@ -427,18 +427,19 @@ static void test_header_errors(void **state) {
   memcpy(copy + 8 + 12, sum, 4);
   spit(bad, copy, n);
   expect_open_error(bad, NULL,
-                    "replay log format version 4; this runtime reads version 3 (recorded by a "
-                    "newer runtime)");
+                    "replay log format version 4 (bytes 16-17); this runtime reads version 3 "
+                    "(recorded by a newer runtime, or damaged)");
   /* older versions: 1 stored the replay events' values plain, 2 the records uncompressed */
   copy[8 + 8] = 1;
   spit(bad, copy, n);
   expect_open_error(bad, NULL,
-                    "replay log format version 1; this runtime reads version 3 (recorded by an "
-                    "older runtime: record it again)");
+                    "replay log format version 1 (bytes 16-17); this runtime reads version 3 "
+                    "(recorded by an older runtime: record it again)");
   copy[8 + 8] = 2;
   spit(bad, copy, n);
-  expect_open_error(bad, NULL,
-                    "format version 2; this runtime reads version 3 (recorded by an older");
+  expect_open_error(
+      bad, NULL,
+      "format version 2 (bytes 16-17); this runtime reads version 3 (recorded by an older");
 
   /* the compressed records damaged, the check value made to match: zstd's error */
   memcpy(copy, file, n);
