@@ -13,8 +13,6 @@
  * Known saturated calls jump straight to the callee's code (arguments in r2..r4, the rest
  * on the stack, rts.h); everything else goes through the runtime's generic apply.
  */
-#include <stdlib.h>
-
 #include "cg_priv.h"
 
 /* ---- closures ------------------------------------------------------------------------------ */
@@ -107,14 +105,17 @@ static void replay_claim_gate(CgFn *f, LLVMValueRef t) {
     LLVMSetLinkage(mode, LLVMExternalLinkage);
   }
   LLVMValueRef m = LLVMBuildLoad2(cg->b, cg->t_i32, mode, "rplmode");
-  LLVMBasicBlockRef gate = cg_block(f, "rplgate"), go = cg_block(f, "rplgo"), wait = cg_block(f, "rplwait");
-  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, m, LLVMConstInt(cg->t_i32, 2, 0), ""), gate, go);
+  LLVMBasicBlockRef gate = cg_block(f, "rplgate"), go = cg_block(f, "rplgo"),
+                    wait = cg_block(f, "rplwait");
+  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, m, LLVMConstInt(cg->t_i32, 2, 0), ""),
+                  gate, go);
   LLVMPositionBuilderAtEnd(cg->b, gate);
   LLVMTypeRef ty;
   LLVMValueRef fn = replay_fn(cg, "lz_replay_claim_gate", cg->t_i32, &ty);
   LLVMValueRef args[2] = {f->cap, t};
   LLVMValueRef ok = LLVMBuildCall2(cg->b, ty, fn, args, 2, "mayclaim");
-  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, ok, LLVMConstInt(cg->t_i32, 0, 0), ""), go, wait);
+  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, ok, LLVMConstInt(cg->t_i32, 0, 0), ""), go,
+                  wait);
   LLVMPositionBuilderAtEnd(cg->b, wait);
   cg_tail_call(f, cg->rt_eval, t, NULL, NULL, NULL);
   LLVMPositionBuilderAtEnd(cg->b, go);
@@ -127,15 +128,18 @@ static void replay_claimed(CgFn *f, LLVMValueRef t) {
   LLVMValueRef id = cg_load(f, t, 8);
   LLVMValueRef mark = cg_word(cg, (1ll << 47) | 1);
   LLVMValueRef odd = LLVMBuildICmp(cg->b, LLVMIntEQ, LLVMBuildAnd(cg->b, id, mark, ""), mark, "");
-  LLVMValueRef other = LLVMBuildICmp(cg->b, LLVMIntNE, LLVMBuildLShr(cg->b, id, cg_word(cg, 48), ""), replay_cap_no(f), "");
+  LLVMValueRef other = LLVMBuildICmp(
+      cg->b, LLVMIntNE, LLVMBuildLShr(cg->b, id, cg_word(cg, 48), ""), replay_cap_no(f), "");
   LLVMBasicBlockRef post = cg_block(f, "rplclaim"), done = cg_block(f, "rplclaimed");
   LLVMValueRef caf = LLVMBuildICmp(cg->b, LLVMIntEQ, id, cg_word(cg, 0), "");
-  LLVMBuildCondBr(cg->b, LLVMBuildOr(cg->b, LLVMBuildAnd(cg->b, odd, other, ""), caf, ""), post, done);
+  LLVMBuildCondBr(cg->b, LLVMBuildOr(cg->b, LLVMBuildAnd(cg->b, odd, other, ""), caf, ""), post,
+                  done);
   LLVMPositionBuilderAtEnd(cg->b, post);
   LLVMTypeRef ty;
   LLVMValueRef fn = replay_fn(cg, "lz_replay_claimed", cg->t_void, &ty);
   /* cap->hook_sp = sp: the stack the stepper shows at this claim (Note [Stepper]) */
-  LLVMValueRef slot = LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, f->cap, (LLVMValueRef[]){cg_word(cg, offsetof(LzCap, hook_sp))}, 1, "");
+  LLVMValueRef slot = LLVMBuildInBoundsGEP2(
+      cg->b, cg->t_i8, f->cap, (LLVMValueRef[]){cg_word(cg, offsetof(LzCap, hook_sp))}, 1, "");
   LLVMBuildStore(cg->b, f->sp, LLVMBuildBitCast(cg->b, slot, LLVMPointerType(cg->t_wordp, 0), ""));
   LLVMValueRef args[2] = {f->cap, t};
   LLVMBuildCall2(cg->b, ty, fn, args, 2, "");
@@ -170,7 +174,8 @@ static void replay_entered(CgFn *f, LLVMValueRef t, LLVMValueRef id) {
 static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
   Cg *cg = f->cg;
   if (cg->opts.replay) replay_claim_gate(f, t);
-  LLVMValueRef own = cg_const_ptr_word(cg, info, 0), bh = cg_const_ptr_word(cg, cg->rt_blackhole_info, 0);
+  LLVMValueRef own = cg_const_ptr_word(cg, info, 0),
+               bh = cg_const_ptr_word(cg, cg->rt_blackhole_info, 0);
   if (!cg->opts.threaded) {
     cg_store(f, t, 8, own);
     cg_store(f, t, 0, bh);
@@ -178,11 +183,14 @@ static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
   }
   /* +RTS --lazy-blackholing (cap->lazy_bh): no claim; Note [Lazy blackholing] */
   LLVMValueRef idx = cg_word(cg, offsetof(LzCap, lazy_bh));
-  LLVMValueRef la = LLVMBuildBitCast(cg->b, LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, f->cap, &idx, 1, ""),
-                                     LLVMPointerType(cg->t_i32, 0), "");
+  LLVMValueRef la =
+      LLVMBuildBitCast(cg->b, LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, f->cap, &idx, 1, ""),
+                       LLVMPointerType(cg->t_i32, 0), "");
   LLVMValueRef lazy = LLVMBuildLoad2(cg->b, cg->t_i32, la, "lazybh");
-  LLVMBasicBlockRef eager = cg_block(f, "eagerbh"), lazyb = cg_block(f, "lazybh"), entered = cg_block(f, "entered");
-  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, lazy, LLVMConstInt(cg->t_i32, 0, 0), ""), lazyb, eager);
+  LLVMBasicBlockRef eager = cg_block(f, "eagerbh"), lazyb = cg_block(f, "lazybh"),
+                    entered = cg_block(f, "entered");
+  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, lazy, LLVMConstInt(cg->t_i32, 0, 0), ""),
+                  lazyb, eager);
   LLVMPositionBuilderAtEnd(cg->b, eager);
   LLVMValueRef p = LLVMBuildIntToPtr(cg->b, t, cg->t_wordp, "");
   LLVMValueRef x = LLVMBuildAtomicCmpXchg(cg->b, p, own, bh, LLVMAtomicOrderingAcquireRelease,
@@ -203,7 +211,8 @@ static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
   LLVMPositionBuilderAtEnd(cg->b, lazyb);
   LLVMValueRef id = cg->opts.replay ? cg_load(f, t, 8) : NULL;
   LLVMBuildFence(cg->b, LLVMAtomicOrderingAcquire, 0, "");
-  LLVMValueRef cur = LLVMBuildLoad2(cg->b, cg->t_word, LLVMBuildIntToPtr(cg->b, t, cg->t_wordp, ""), "info");
+  LLVMValueRef cur =
+      LLVMBuildLoad2(cg->b, cg->t_word, LLVMBuildIntToPtr(cg->b, t, cg->t_wordp, ""), "info");
   LLVMSetOrdering(cur, LLVMAtomicOrderingMonotonic);
   LLVMSetAlignment(cur, 8);
   LLVMBasicBlockRef fresh = cg_block(f, "unevaluated"), gone = cg_block(f, "evaluated");
@@ -225,10 +234,12 @@ void cg_closure_body(Cg *cg, StgRhs *rhs) {
   LLVMValueRef r1 = cg_param(f, 2);
   /* a closure's fvs never list itself: it is r1 (tagged 1 for a function) */
   if (!rhs->var->global)
-    cg_bind(f, rhs->var, rhs->kind == STG_FUN ? LLVMBuildOr(cg->b, r1, cg_word(cg, 1), "self") : r1);
+    cg_bind(f, rhs->var,
+            rhs->kind == STG_FUN ? LLVMBuildOr(cg->b, r1, cg_word(cg, 1), "self") : r1);
   if (rhs->kind == STG_FUN) {
     for (int i = 0; i < rhs->arity; i++) {
-      LLVMValueRef w = i < 3 ? cg_param(f, 3 + i) : LLVMBuildLoad2(cg->b, cg->t_word, cg_sp_slot(f, i - 3), "");
+      LLVMValueRef w =
+          i < 3 ? cg_param(f, 3 + i) : LLVMBuildLoad2(cg->b, cg->t_word, cg_sp_slot(f, i - 3), "");
       cg_bind(f, rhs->params[i], cg_from_word(f, w, rhs->params[i]->rep));
     }
     if (rhs->arity > 3) f->sp = cg_sp_slot(f, rhs->arity - 3);
@@ -242,13 +253,16 @@ void cg_closure_body(Cg *cg, StgRhs *rhs) {
       cg_bind(f, rhs->fvs[i], cg_from_word(f, cg_load(f, r1, 8 * (2 + i)), rhs->fvs[i]->rep));
     /* the thunk's cost-centre stack, loaded with the free variables: lazy blackholing's
      * check after them is what keeps them valid (an update clears them) */
-    LLVMValueRef ccs = cg->opts.prof && !rhs->var->global ? cg_load(f, r1, 8 * (2 + rhs->nfvs)) : NULL;
+    LLVMValueRef ccs =
+        cg->opts.prof && !rhs->var->global ? cg_load(f, r1, 8 * (2 + rhs->nfvs)) : NULL;
     claim_thunk(f, r1, vi->info); /* eager blackholing, then the update frame */
     LLVMValueRef frame[2] = {cg_const_ptr_word(cg, cg->rt_update_frame_info, 0), r1};
     cg_push(f, frame, 2);
     if (cg->opts.prof) { /* the thunk's cost-centre stack (a CAF's: MAIN > CAF) */
-      if (rhs->var->global) cg_prof_enter_caf(f, rhs->var->module);
-      else cg_prof_enter_ccs(f, ccs);
+      if (rhs->var->global)
+        cg_prof_enter_caf(f, rhs->var->module);
+      else
+        cg_prof_enter_ccs(f, ccs);
     }
   }
   cg_expr(f, rhs->body, NULL);
@@ -257,10 +271,8 @@ void cg_closure_body(Cg *cg, StgRhs *rhs) {
 
 /* ---- allocation ------------------------------------------------------------------------------ */
 
-static int ap_thunk_arity(const StgRhs *rhs);
-
 static int closure_words(Cg *cg, StgRhs *rhs) {
-  int ap = ap_thunk_arity(rhs);
+  int ap = cg_ap_thunk_arity(rhs);
   if (ap) return 3 + ap + cg_prof_thunk_extra(cg);
   switch (rhs->kind) { /* -prof: every heap closure ends with its cost-centre stack */
   case STG_CON: return 1 + rhs->nargs + cg_prof_thunk_extra(cg);
@@ -275,10 +287,12 @@ LLVMValueRef cg_build_con(CgFn *f, CoreDataCon *c, StgAtom *args, int nargs) {
   int tag = cg_con_ptr_tag(c);
   if (nargs == 0) return cg_const_ptr_word(cg, cg_nullary_closure(cg, c), tag);
   LLVMValueRef vals[nargs > 0 ? nargs : 1];
-  for (int i = 0; i < nargs; i++) vals[i] = cg_atom(f, &args[i]);
+  for (int i = 0; i < nargs; i++)
+    vals[i] = cg_atom(f, &args[i]);
   LLVMValueRef p = cg_alloc(f, 1 + nargs + cg_prof_thunk_extra(cg));
   cg_store(f, p, 0, cg_const_ptr_word(cg, cg_con_info(cg, c), 0));
-  for (int i = 0; i < nargs; i++) cg_store(f, p, 8 * (1 + i), vals[i]);
+  for (int i = 0; i < nargs; i++)
+    cg_store(f, p, 8 * (1 + i), vals[i]);
   if (cg->opts.prof) cg_store(f, p, 8 * (1 + nargs), cg_prof_current(f)); /* for -hc */
   cg_count_alloc(f, LZ_GRANULE_BYTES * LZ_WORDS_TO_GRANULES(1 + nargs));
   return LLVMBuildOr(cg->b, p, cg_word(cg, tag), "con");
@@ -291,7 +305,7 @@ LLVMValueRef cg_build_con(CgFn *f, CoreDataCon *c, StgAtom *args, int nargs) {
  * takes that function's fast path). Such thunks are a third to a half of all thunks, and
  * one entry function each would be most of the code LLVM has to compile. */
 
-static int ap_thunk_arity(const StgRhs *rhs) {
+int cg_ap_thunk_arity(const StgRhs *rhs) {
   if (rhs->kind != STG_THUNK || rhs->lne || rhs->var->global || !rhs->body) return 0;
   const StgExpr *b = rhs->body;
   if (b->kind != SE_APP || b->call == STG_CALL_JUMP || b->fn->lne || b->nargs < 1 || b->nargs > 3)
@@ -302,9 +316,9 @@ static int ap_thunk_arity(const StgRhs *rhs) {
 static LLVMValueRef ap_thunk_info(Cg *cg, int n) {
   if (!cg->ap_thunk_info[n]) {
     cg->ap_thunk_code[n] = cg_new_code_fn(cg, lz_fmt("lz_cg_ap%d_thunk", n));
-    cg->ap_thunk_info[n] = cg_info_table(cg, lz_fmt("lz_cg_ap%d_thunk_info", n), cg->ap_thunk_code[n],
-                                         LZ_THUNK, 0, 0, 2 + n + cg_prof_thunk_extra(cg), "apply thunk",
-                                         (LzSpan){0});
+    cg->ap_thunk_info[n] =
+        cg_info_table(cg, lz_fmt("lz_cg_ap%d_thunk_info", n), cg->ap_thunk_code[n], LZ_THUNK, 0, 0,
+                      2 + n + cg_prof_thunk_extra(cg), "apply thunk", (LzSpan){0});
   }
   return cg->ap_thunk_info[n];
 }
@@ -316,7 +330,8 @@ void cg_ap_thunk_bodies(Cg *cg) {
     cg_fn_begin(cg, f, cg->ap_thunk_code[n], false);
     LLVMValueRef t = cg_param(f, 2);
     LLVMValueRef fn = cg_load(f, t, 16), a[3] = {NULL, NULL, NULL};
-    for (int i = 0; i < n; i++) a[i] = cg_load(f, t, 8 * (3 + i));
+    for (int i = 0; i < n; i++)
+      a[i] = cg_load(f, t, 8 * (3 + i));
     LLVMValueRef ccs = cg->opts.prof ? cg_load(f, t, 8 * (3 + n)) : NULL; /* as above */
     claim_thunk(f, t, cg->ap_thunk_info[n]);
     LLVMValueRef frame[2] = {cg_const_ptr_word(cg, cg->rt_update_frame_info, 0), t};
@@ -327,196 +342,9 @@ void cg_ap_thunk_bodies(Cg *cg) {
   }
 }
 
-static void let_closures_alloc(CgFn *f, StgExpr *e);
-
-/* ---- Note [Cheap thunk speculation] (docs/notes/backend.md) ----------------------------------
- * `let x = \u [..] -> case v of K a.. -> e` where v is a free variable of a one-constructor
- * type and e is cheap and cannot fail or diverge (cases on pure arithmetic primops, lets of
- * constructors, constructors, variables): if v is tagged (already a value) when the let
- * runs, e is computed in place and x bound to its result, else the thunk is built. */
-enum { SPEC_MAX_NODES = 12, SPEC_MAX_CONS = 4 };
-
-static bool spec_primop(int op) {
-  switch (op) {
-  case P_INT_ADD:
-  case P_INT_SUB:
-  case P_INT_MUL:
-  case P_INT_NEGATE:
-  case P_INT_EQ:
-  case P_INT_NE:
-  case P_INT_LT:
-  case P_INT_LE:
-  case P_INT_GT:
-  case P_INT_GE:
-  case P_INT_AND:
-  case P_INT_OR:
-  case P_INT_XOR:
-  case P_INT_NOT:
-  case P_CHR:
-  case P_ORD: return core_primops[op].flags == PRIM_PURE;
-  default: return false;
-  }
-}
-
-static bool spec_atom_ok(const StgAtom *a) { return a->kind == SA_LIT || !a->var->lne; }
-
-/* e (of rep P) is in the speculable language; *nodes and *cons count down the budget. */
-static bool spec_ok(const StgExpr *e, int *nodes, int *cons) {
-  if (--*nodes < 0) return false;
-  switch (e->kind) {
-  case SE_ATOM: return e->atom.kind == SA_VAR && e->atom.var->rep == STG_P && !e->atom.var->lne;
-  case SE_CON:
-    if (--*cons < 0) return false;
-    for (int i = 0; i < e->nargs; i++)
-      if (!spec_atom_ok(&e->args[i])) return false;
-    return true;
-  case SE_LET:
-    if (e->lne || e->rec) return false;
-    for (int i = 0; i < e->nbinds; i++) {
-      const StgRhs *r = e->binds[i].rhs;
-      if (r->kind != STG_CON || --*cons < 0) return false;
-      for (int j = 0; j < r->nargs; j++)
-        if (!spec_atom_ok(&r->args[j])) return false;
-    }
-    return spec_ok(e->body, nodes, cons);
-  case SE_CASE: {
-    const StgExpr *s = e->scrut;
-    if (e->alts_type != STG_ALTS_PRIM || s->rep != STG_I) return false;
-    if (s->kind == SE_PRIMOP) {
-      if (!spec_primop(s->primop)) return false;
-      for (int i = 0; i < s->nargs; i++)
-        if (!spec_atom_ok(&s->args[i]) || stg_atom_rep(&s->args[i]) != STG_I) return false;
-    } else if (s->kind != SE_ATOM || (s->atom.kind == SA_VAR && s->atom.var->lne)) {
-      return false;
-    }
-    for (int i = 0; i < e->nalts; i++)
-      if (!spec_ok(e->alts[i].rhs, nodes, cons)) return false;
-    return true;
-  }
-  default: return false;
-  }
-}
-
-/* The free variable the thunk's body scrutinises, if the let is one speculable thunk. */
-static StgVar *spec_thunk_var(Cg *cg, const StgExpr *e) {
-  if (cg->opts.replay || cg->opts.prof || e->rec || e->nbinds != 1) return NULL;
-  const StgRhs *r = e->binds[0].rhs;
-  if (r->kind != STG_THUNK || r->lne || r->var->global || !r->body || ap_thunk_arity(r))
-    return NULL;
-  const StgExpr *b = r->body;
-  if (b->kind != SE_CASE || b->alts_type != STG_ALTS_ALG || !b->tycon || b->tycon->ncons != 1 ||
-      b->nalts != 1 || b->scrut->kind != SE_ATOM || b->scrut->atom.kind != SA_VAR)
-    return NULL;
-  StgVar *v = b->scrut->atom.var;
-  if (v->rep != STG_P || v->global || v->lne) return NULL;
-  int nodes = SPEC_MAX_NODES, cons = SPEC_MAX_CONS;
-  if (!spec_ok(b->alts[0].rhs, &nodes, &cons)) return NULL;
-  return getenv("LZ_CG_NO_SPEC") ? NULL : v; /* the knob is for measuring */
-}
-
-typedef struct {
-  LLVMBasicBlockRef join;
-  LLVMValueRef vals[SPEC_MAX_NODES + 2];
-  LLVMBasicBlockRef blocks[SPEC_MAX_NODES + 2];
-  int n;
-} SpecJoin;
-
-static void spec_result(CgFn *f, SpecJoin *j, LLVMValueRef v) {
-  Cg *cg = f->cg;
-  if (LLVMTypeOf(v) != cg->t_word) v = LLVMBuildBitCast(cg->b, v, cg->t_word, "");
-  j->vals[j->n] = v;
-  j->blocks[j->n++] = LLVMGetInsertBlock(cg->b);
-  LLVMBuildBr(cg->b, j->join);
-}
-
-/* Compile e (spec_ok) to a value that flows into j's phi. */
-static void spec_value(CgFn *f, StgExpr *e, SpecJoin *j) {
-  Cg *cg = f->cg;
-  switch (e->kind) {
-  case SE_ATOM: spec_result(f, j, cg_atom(f, &e->atom)); return;
-  case SE_CON: spec_result(f, j, cg_build_con(f, e->con, e->args, e->nargs)); return;
-  case SE_LET:
-    let_closures_alloc(f, e);
-    spec_value(f, e->body, j);
-    return;
-  case SE_CASE: {
-    LLVMValueRef v =
-        e->scrut->kind == SE_PRIMOP ? cg_primop(f, e->scrut) : cg_atom(f, &e->scrut->atom);
-    if (e->binder) cg_bind(f, e->binder, v);
-    int nlit = e->nalts;
-    StgAlt *def = NULL;
-    if (nlit > 0 && e->alts[nlit - 1].kind == STG_ALT_DEFAULT) def = &e->alts[--nlit];
-    if (nlit == 0) {
-      if (def)
-        spec_value(f, def->rhs, j);
-      else
-        LLVMBuildUnreachable(cg->b);
-      return;
-    }
-    LLVMBasicBlockRef dblk = cg_block(f, def ? "spdefault" : "spnomatch");
-    LLVMValueRef sw = LLVMBuildSwitch(cg->b, v, dblk, (unsigned)nlit);
-    for (int i = 0; i < nlit; i++) {
-      LLVMBasicBlockRef blk = cg_block(f, "split");
-      LLVMAddCase(sw, cg_word(cg, e->alts[i].lit.i), blk);
-      LLVMPositionBuilderAtEnd(cg->b, blk);
-      spec_value(f, e->alts[i].rhs, j);
-    }
-    LLVMPositionBuilderAtEnd(cg->b, dblk);
-    if (def)
-      spec_value(f, def->rhs, j);
-    else
-      LLVMBuildUnreachable(cg->b);
-    return;
-  }
-  default:
-    LLVMBuildUnreachable(cg->b); /* not spec_ok */
-    return;
-  }
-}
-
-static void let_closures(CgFn *f, StgExpr *e) {
-  Cg *cg = f->cg;
-  StgVar *v = spec_thunk_var(cg, e);
-  if (!v) {
-    let_closures_alloc(f, e);
-    return;
-  }
-  StgVar *x = e->binds[0].var;
-  StgExpr *body = e->binds[0].rhs->body;
-  SpecJoin j = {.join = cg_block(f, "specd"), .n = 0};
-  LLVMBasicBlockRef spec = cg_block(f, "spec"), thunk = cg_block(f, "thunk");
-  LLVMValueRef v0 = cg_lookup(f, v);
-  LLVMValueRef c = LLVMBuildICmp(cg->b, LLVMIntNE, cg_ptr_tag(f, v0), cg_word(cg, 0), "");
-  LLVMBuildCondBr(cg->b, c, spec, thunk);
-  LLVMPositionBuilderAtEnd(cg->b, thunk);
-  let_closures_alloc(f, e);
-  spec_result(f, &j, cg_lookup(f, x));
-  LLVMPositionBuilderAtEnd(cg->b, spec); /* v is a value: the one alternative in place */
-  if (body->binder) {
-    cg->vars[body->binder->id].whnf = true;
-    cg_bind(f, body->binder, v0);
-  }
-  StgAlt *a = &body->alts[0];
-  if (a->kind == STG_ALT_CON) {
-    int tag = cg_con_ptr_tag(a->con);
-    for (int i = 0; i < a->con->arity; i++) {
-      StgVar *y = a->vars[i];
-      if (!y || y->uses == 0) continue;
-      cg_bind(f, y, cg_from_word(f, cg_load(f, v0, 8 * (1 + i) - tag), y->rep));
-    }
-  }
-  spec_value(f, a->rhs, &j);
-  LLVMPositionBuilderAtEnd(cg->b, j.join);
-  LLVMValueRef phi = LLVMBuildPhi(cg->b, cg->t_word, cg_var_label(x));
-  LLVMAddIncoming(phi, j.vals, j.blocks, (unsigned)j.n);
-  cg->vars[x->id].whnf = false; /* a value, a thunk, or any variable the body returned */
-  cg->vars[x->id].tag = 0;
-  cg_bind(f, x, phi);
-}
-
 /* let (rec) of closures: allocate them all, bind the (tagged) pointers, then fill them, so
  * that recursive closures can point to each other. */
-static void let_closures_alloc(CgFn *f, StgExpr *e) {
+void cg_let_closures(CgFn *f, StgExpr *e) {
   Cg *cg = f->cg;
   int n = e->nbinds;
   LLVMValueRef *addr = LZ_NEW_ARRAY(LLVMValueRef, n);
@@ -528,7 +356,8 @@ static void let_closures_alloc(CgFn *f, StgExpr *e) {
     CgVarInfo *vi = &cg->vars[v->id];
     if (rhs->kind == STG_CON && rhs->nargs == 0) {
       vi->whnf = true;
-      cg_bind(f, v, cg_const_ptr_word(cg, cg_nullary_closure(cg, rhs->con), cg_con_ptr_tag(rhs->con)));
+      cg_bind(f, v,
+              cg_const_ptr_word(cg, cg_nullary_closure(cg, rhs->con), cg_con_ptr_tag(rhs->con)));
       continue;
     }
     int words = closure_words(cg, rhs);
@@ -554,16 +383,18 @@ static void let_closures_alloc(CgFn *f, StgExpr *e) {
     }
     if (rhs->kind == STG_CON) {
       cg_store(f, addr[i], 0, cg_const_ptr_word(cg, cg_con_info(cg, rhs->con), 0));
-      for (int j = 0; j < rhs->nargs; j++) cg_store(f, addr[i], 8 * (1 + j), cg_atom(f, &rhs->args[j]));
+      for (int j = 0; j < rhs->nargs; j++)
+        cg_store(f, addr[i], 8 * (1 + j), cg_atom(f, &rhs->args[j]));
       if (cg->opts.prof) cg_store(f, addr[i], 8 * (1 + rhs->nargs), cg_prof_current(f));
       continue;
     }
-    int ap = ap_thunk_arity(rhs);
+    int ap = cg_ap_thunk_arity(rhs);
     if (ap) {
       cg_store(f, addr[i], 0, cg_const_ptr_word(cg, ap_thunk_info(cg, ap), 0));
       cg_store(f, addr[i], 8, spare);
       cg_store(f, addr[i], 16, cg_lookup(f, rhs->body->fn));
-      for (int j = 0; j < ap; j++) cg_store(f, addr[i], 8 * (3 + j), cg_atom(f, &rhs->body->args[j]));
+      for (int j = 0; j < ap; j++)
+        cg_store(f, addr[i], 8 * (3 + j), cg_atom(f, &rhs->body->args[j]));
       if (cg->opts.prof) cg_store(f, addr[i], 8 * (3 + ap), cg_prof_current(f));
       continue;
     }
@@ -574,13 +405,15 @@ static void let_closures_alloc(CgFn *f, StgExpr *e) {
       cg_store(f, addr[i], 8, spare);
       base = 2;
     }
-    for (int j = 0; j < rhs->nfvs; j++) cg_store(f, addr[i], 8 * (base + j), cg_lookup(f, rhs->fvs[j]));
+    for (int j = 0; j < rhs->nfvs; j++)
+      cg_store(f, addr[i], 8 * (base + j), cg_lookup(f, rhs->fvs[j]));
     if (cg->opts.prof) cg_store(f, addr[i], 8 * (base + rhs->nfvs), cg_prof_current(f));
   }
   if (!id_base) cg_count_alloc(f, bytes); /* else counted with the ids */
 }
 
-/* ---- calls ------------------------------------------------------------------------------------ */
+/* ---- calls ------------------------------------------------------------------------------------
+ */
 
 /* Apply frames for arguments args[from..n-1], in chunks of at most 3, last chunk first;
  * appended to words (in stack order: the first word ends up on top). */
@@ -590,7 +423,8 @@ static int apply_frames(CgFn *f, StgAtom *args, int from, int n, LLVMValueRef *w
   for (int s = from; s < n; s += 3) {
     int c = n - s < 3 ? n - s : 3;
     words[k++] = cg_const_ptr_word(cg, cg->rt_ap_frame_info[c], 0);
-    for (int i = 0; i < c; i++) words[k++] = cg_atom(f, &args[s + i]);
+    for (int i = 0; i < c; i++)
+      words[k++] = cg_atom(f, &args[s + i]);
   }
   return k;
 }
@@ -604,7 +438,8 @@ static void generic_apply(CgFn *f, LLVMValueRef fn, StgAtom *args, int nargs) {
   }
   int m = nargs < 3 ? nargs : 3;
   LLVMValueRef r[3] = {NULL, NULL, NULL};
-  for (int i = 0; i < m; i++) r[i] = cg_atom(f, &args[i]);
+  for (int i = 0; i < m; i++)
+    r[i] = cg_atom(f, &args[i]);
   cg_tail_call(f, cg->rt_apply[m], fn, r[0], r[1], r[2]);
 }
 
@@ -616,11 +451,13 @@ static void known_call(CgFn *f, StgVar *fnv, StgAtom *args, int nargs) {
   int n = rhs->arity;
   LLVMValueRef *words = LZ_NEW_ARRAY(LLVMValueRef, nargs * 2 + 1);
   int k = 0;
-  for (int i = 3; i < n; i++) words[k++] = cg_atom(f, &args[i]);
+  for (int i = 3; i < n; i++)
+    words[k++] = cg_atom(f, &args[i]);
   k += apply_frames(f, args, n, nargs, words + k);
   cg_push(f, words, k);
   LLVMValueRef r[3] = {NULL, NULL, NULL};
-  for (int i = 0; i < n && i < 3; i++) r[i] = cg_atom(f, &args[i]);
+  for (int i = 0; i < n && i < 3; i++)
+    r[i] = cg_atom(f, &args[i]);
   cg_tail_call(f, cg_closure_code(cg, rhs), cg_lookup(f, fnv), r[0], r[1], r[2]);
 }
 
@@ -657,13 +494,16 @@ void cg_pap_body(Cg *cg, StgRhs *rhs, int m) {
   LLVMValueRef self = cg_untag(f, cg_param(f, 2));
   LLVMValueRef *all = LZ_NEW_ARRAY(LLVMValueRef, n);
   for (int i = 0; i < k; i++)
-    all[m + i] = i < 3 ? cg_param(f, 3 + i) : LLVMBuildLoad2(cg->b, cg->t_word, cg_sp_slot(f, i - 3), "");
+    all[m + i] =
+        i < 3 ? cg_param(f, 3 + i) : LLVMBuildLoad2(cg->b, cg->t_word, cg_sp_slot(f, i - 3), "");
   if (k > 3) f->sp = cg_sp_slot(f, k - 3);
   int base = local ? 2 : 1;
   LLVMValueRef fnclo = local ? cg_load(f, self, 8) : cg_const_ptr_word(cg, vi->closure, vi->tag);
-  for (int i = 0; i < m; i++) all[i] = cg_load(f, self, 8 * (base + i));
+  for (int i = 0; i < m; i++)
+    all[i] = cg_load(f, self, 8 * (base + i));
   if (n > 3) cg_push(f, all + 3, n - 3);
-  cg_tail_call(f, cg_closure_code(cg, rhs), fnclo, all[0], n > 1 ? all[1] : NULL, n > 2 ? all[2] : NULL);
+  cg_tail_call(f, cg_closure_code(cg, rhs), fnclo, all[0], n > 1 ? all[1] : NULL,
+               n > 2 ? all[2] : NULL);
   cg_fn_finish(f);
 }
 
@@ -676,7 +516,8 @@ static LLVMValueRef partial_app(CgFn *f, StgVar *fnv, StgAtom *args, int m) {
   cg_store(f, p, 0, cg_const_ptr_word(cg, info, 0));
   int base = 1;
   if (local) cg_store(f, p, 8 * base++, cg_lookup(f, fnv));
-  for (int i = 0; i < m; i++) cg_store(f, p, 8 * (base + i), cg_atom(f, &args[i]));
+  for (int i = 0; i < m; i++)
+    cg_store(f, p, 8 * (base + i), cg_atom(f, &args[i]));
   cg_count_alloc(f, LZ_GRANULE_BYTES * LZ_WORDS_TO_GRANULES(words));
   return LLVMBuildOr(cg->b, p, cg_word(cg, 1), "pap");
 }
@@ -695,7 +536,8 @@ static void jump(CgFn *f, StgVar *j, StgAtom *args, int nargs) {
     return;
   }
   LLVMValueRef vals[arity + 1];
-  for (int i = 0; i < arity; i++) vals[i] = cg_atom(f, &args[i]);
+  for (int i = 0; i < arity; i++)
+    vals[i] = cg_atom(f, &args[i]);
   vals[arity] = f->sp;
   if (vi->lne_stamp != f->stamp) {
     LLVMBasicBlockRef here = LLVMGetInsertBlock(cg->b);
@@ -707,7 +549,8 @@ static void jump(CgFn *f, StgVar *j, StgAtom *args, int nargs) {
     vi->lne_phis = LZ_NEW_ARRAY(LLVMValueRef, arity + 1);
     for (int i = 0; i < arity; i++) {
       StgVar *p = rhs->params[i];
-      vi->lne_phis[i] = LLVMBuildPhi(cg->b, p->rep == STG_D ? cg->t_double : cg->t_word, cg_var_label(p));
+      vi->lne_phis[i] =
+          LLVMBuildPhi(cg->b, p->rep == STG_D ? cg->t_double : cg->t_word, cg_var_label(p));
       cg_bind(f, p, vi->lne_phis[i]);
     }
     vi->lne_phis[arity] = LLVMBuildPhi(cg->b, cg->t_wordp, "sp");
@@ -738,7 +581,8 @@ static void app(CgFn *f, StgExpr *e, LLVMValueRef ret) {
     known_call(f, fn, e->args, e->nargs);
     return;
   }
-  if (e->call == STG_CALL_KNOWN && fn->rhs && fn->rhs->kind == STG_FUN && !fn->lne && e->nargs > 0) {
+  if (e->call == STG_CALL_KNOWN && fn->rhs && fn->rhs->kind == STG_FUN && !fn->lne &&
+      e->nargs > 0) {
     cg_return(f, partial_app(f, fn, e->args, e->nargs), ret);
     return;
   }
@@ -771,7 +615,8 @@ static void atom(CgFn *f, StgAtom *a, LLVMValueRef ret) {
   cg_enter(f, v);
 }
 
-/* ---- expressions ------------------------------------------------------------------------------ */
+/* ---- expressions ------------------------------------------------------------------------------
+ */
 
 static void expr(CgFn *f, StgExpr *e, LLVMValueRef ret);
 
@@ -798,28 +643,21 @@ static void expr(CgFn *f, StgExpr *e, LLVMValueRef ret) {
   Cg *cg = f->cg;
   for (;;) {
     switch (e->kind) {
-    case SE_ATOM:
-      atom(f, &e->atom, ret);
-      return;
-    case SE_APP:
-      app(f, e, ret);
-      return;
-    case SE_CON:
-      cg_return(f, cg_build_con(f, e->con, e->args, e->nargs), ret);
-      return;
+    case SE_ATOM: atom(f, &e->atom, ret); return;
+    case SE_APP: app(f, e, ret); return;
+    case SE_CON: cg_return(f, cg_build_con(f, e->con, e->args, e->nargs), ret); return;
     case SE_PRIMOP: {
       LLVMValueRef v = cg_primop(f, e);
       cg_return(f, v, ret);
       return;
     }
-    case SE_CASE:
-      cg_case(f, e, ret);
-      return;
+    case SE_CASE: cg_case(f, e, ret); return;
     case SE_LET:
       if (e->lne) {
-        for (int i = 0; i < e->nbinds; i++) cg->vars[e->binds[i].var->id].lne_ret = ret;
+        for (int i = 0; i < e->nbinds; i++)
+          cg->vars[e->binds[i].var->id].lne_ret = ret;
       } else {
-        let_closures(f, e);
+        if (!cg_let_speculated(f, e)) cg_let_closures(f, e);
       }
       e = e->body;
       continue;

@@ -39,7 +39,7 @@ typedef struct CgCont {
   LLVMValueRef fast;     /* the alternatives: r1 = value, r2..r4 = live 1..3, live 4.. at
                             sp[0..] (popped by it); the frame continuation reloads and
                             jumps here, a tagged scrutinee jumps here directly */
-  StgVar **live; /* saved in the frame, in this order, at sp[1..nlive] */
+  StgVar **live;         /* saved in the frame, in this order, at sp[1..nlive] */
   int nlive;
   LLVMValueRef ret; /* the known continuation below the frame (NULL: unknown) */
   bool inline_alts; /* small alternatives, also compiled in place for a tagged scrutinee */
@@ -60,7 +60,7 @@ typedef struct CgVarInfo {
   LLVMValueRef lne_ret; /* the sequel of the let */
   /* per LLVM function (valid when the stamp equals the function's) */
   int env_stamp;
-  LLVMValueRef env;     /* the variable's value in the current function */
+  LLVMValueRef env; /* the variable's value in the current function */
   int lne_stamp;
   LLVMBasicBlockRef lne_block;
   LLVMValueRef *lne_phis; /* one per parameter, then sp */
@@ -105,17 +105,17 @@ typedef struct Cg {
   /* tables */
   CgVarInfo *vars;
   int nvars;
-  CgMap conts;     /* StgExpr* (case) -> CgCont* */
-  CgMap con_infos; /* CoreDataCon* -> info table */
-  CgMap nullary;   /* CoreDataCon* -> static closure of a nullary constructor */
-  CgMap strings;   /* Sym of the bytes -> global */
-  CgMap prof_ccs;  /* -prof: Sym "module\1label" -> cost-centre global (cg_prof.c) */
-  CgMap srcloc_index;   /* -replay: Sym "file:line:col" -> its 1-based index (cg_srcloc.c) */
-  LZ_VEC(Sym) srclocs;  /* the table, entry i - 1 for index i */
+  CgMap conts;         /* StgExpr* (case) -> CgCont* */
+  CgMap con_infos;     /* CoreDataCon* -> info table */
+  CgMap nullary;       /* CoreDataCon* -> static closure of a nullary constructor */
+  CgMap strings;       /* Sym of the bytes -> global */
+  CgMap prof_ccs;      /* -prof: Sym "module\1label" -> cost-centre global (cg_prof.c) */
+  CgMap srcloc_index;  /* -replay: Sym "file:line:col" -> its 1-based index (cg_srcloc.c) */
+  LZ_VEC(Sym) srclocs; /* the table, entry i - 1 for index i */
   LZ_VEC(CgJob) jobs;
   LZ_VEC(CgUndo) undo; /* bindings to restore when leaving a scope */
-  int stamp;       /* number of the LLVM function being filled */
-  const char *top; /* label of the top-level binding being compiled (for names) */
+  int stamp;           /* number of the LLVM function being filled */
+  const char *top;     /* label of the top-level binding being compiled (for names) */
   int *live_bound, *live_seen, live_q; /* scratch of the live-variable analysis */
   int nerrors;
 } Cg;
@@ -134,25 +134,26 @@ typedef struct CgFn {
   LLVMValueRef fn;
   LLVMValueRef cap, sp; /* sp: current value (changes when frames are pushed) */
   LLVMBasicBlockRef entry, start;
-  bool allocates;       /* a heap check (yield test) is needed at the entry */
-  bool is_cont;         /* continuation (yield: lz_yield_return) or closure entry */
+  bool allocates; /* a heap check (yield test) is needed at the entry */
+  bool is_cont;   /* continuation (yield: lz_yield_return) or closure entry */
   int stamp;
 } CgFn;
 
 /* ---- cg_module.c: module, types, runtime declarations, constants ------------------------- */
 
 void cg_init_module(Cg *cg);
-LLVMValueRef cg_word(Cg *cg, int64_t v);             /* i64 constant */
+LLVMValueRef cg_word(Cg *cg, int64_t v); /* i64 constant */
 LLVMValueRef cg_i32(Cg *cg, int64_t v);
 LLVMValueRef cg_const_ptr_word(Cg *cg, LLVMValueRef global, int tag); /* ptrtoint + tag */
 LLVMValueRef cg_info_table(Cg *cg, const char *name, LLVMValueRef entry, int type, int arity,
-                           int tag, int size, const char *label, LzSpan span); /* new constant LzInfo */
-LLVMValueRef cg_con_info(Cg *cg, CoreDataCon *c);     /* shared info table of a constructor */
+                           int tag, int size, const char *label,
+                           LzSpan span);          /* new constant LzInfo */
+LLVMValueRef cg_con_info(Cg *cg, CoreDataCon *c); /* shared info table of a constructor */
 LLVMValueRef cg_string_global(Cg *cg, const char *bytes, size_t len);
-LLVMValueRef cg_new_code_fn(Cg *cg, const char *name); /* internal LzCode function */
+LLVMValueRef cg_new_code_fn(Cg *cg, const char *name);   /* internal LzCode function */
 LLVMValueRef cg_nullary_closure(Cg *cg, CoreDataCon *c); /* static closure, untagged */
-int cg_con_ptr_tag(const CoreDataCon *c);            /* min(index + 1, 7) */
-char *cg_var_label(const StgVar *v);                 /* M.f or x_12 */
+int cg_con_ptr_tag(const CoreDataCon *c);                /* min(index + 1, 7) */
+char *cg_var_label(const StgVar *v);                     /* M.f or x_12 */
 void cg_error(Cg *cg, LzSpan at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* ---- cg_target.c: the host target machine --------------------------------------------- */
@@ -168,23 +169,23 @@ void cg_fn_finish(CgFn *f);            /* emits the entry's heap check and branc
 LLVMValueRef cg_yield_flag(CgFn *f);   /* cap->yield (volatile load) */
 LLVMValueRef cg_param(CgFn *f, int i); /* 0 cap, 1 sp, 2..5 r1..r4 */
 void cg_bind(CgFn *f, StgVar *v, LLVMValueRef val);
-LLVMValueRef cg_lookup(CgFn *f, StgVar *v); /* value of a variable (globals: constants) */
-LLVMValueRef cg_atom(CgFn *f, const StgAtom *a); /* i64 or double */
-LLVMValueRef cg_to_word(CgFn *f, LLVMValueRef v);  /* double -> i64 bits; i64 unchanged */
+LLVMValueRef cg_lookup(CgFn *f, StgVar *v);       /* value of a variable (globals: constants) */
+LLVMValueRef cg_atom(CgFn *f, const StgAtom *a);  /* i64 or double */
+LLVMValueRef cg_to_word(CgFn *f, LLVMValueRef v); /* double -> i64 bits; i64 unchanged */
 LLVMValueRef cg_from_word(CgFn *f, LLVMValueRef w, StgRep rep);
 LLVMValueRef cg_load(CgFn *f, LLVMValueRef base, int64_t byte_off); /* i64 at base+off */
 void cg_store(CgFn *f, LLVMValueRef base, int64_t byte_off, LLVMValueRef val);
 LLVMValueRef cg_sp_slot(CgFn *f, int64_t i);       /* &sp[i] */
-void cg_stack_check(CgFn *f, int need);             /* words about to be pushed */
-void cg_push(CgFn *f, LLVMValueRef *words, int n);  /* check, then sp -= n; sp[i] = words[i] */
-void cg_tail_call(CgFn *f, LLVMValueRef code, LLVMValueRef r1, LLVMValueRef r2,
-                  LLVMValueRef r3, LLVMValueRef r4); /* ends the block */
+void cg_stack_check(CgFn *f, int need);            /* words about to be pushed */
+void cg_push(CgFn *f, LLVMValueRef *words, int n); /* check, then sp -= n; sp[i] = words[i] */
+void cg_tail_call(CgFn *f, LLVMValueRef code, LLVMValueRef r1, LLVMValueRef r2, LLVMValueRef r3,
+                  LLVMValueRef r4);                          /* ends the block */
 void cg_return(CgFn *f, LLVMValueRef val, LLVMValueRef ret); /* val: i64 or double */
-void cg_enter(CgFn *f, LLVMValueRef closure);          /* tail-call info->entry */
-LLVMValueRef cg_alloc(CgFn *f, int words);             /* untagged i64 address */
+void cg_enter(CgFn *f, LLVMValueRef closure);                /* tail-call info->entry */
+LLVMValueRef cg_alloc(CgFn *f, int words);                   /* untagged i64 address */
 void cg_count_alloc(CgFn *f, int64_t bytes);
 LLVMBasicBlockRef cg_block(CgFn *f, const char *name);
-void cg_dead_block(CgFn *f);                           /* continue in a fresh unreachable block */
+void cg_dead_block(CgFn *f); /* continue in a fresh unreachable block */
 LLVMValueRef cg_untag(CgFn *f, LLVMValueRef p);
 LLVMValueRef cg_ptr_tag(CgFn *f, LLVMValueRef p);
 
@@ -193,10 +194,18 @@ LLVMValueRef cg_ptr_tag(CgFn *f, LLVMValueRef p);
 /* Compile `e` in tail position: its value goes to the frame on top of the stack, whose
  * continuation is `ret` when statically known (NULL: read it from sp[0]). */
 void cg_expr(CgFn *f, StgExpr *e, LLVMValueRef ret);
-void cg_closure_body(Cg *cg, StgRhs *rhs);      /* fill the entry function of a closure */
-void cg_pap_body(Cg *cg, StgRhs *rhs, int m);   /* code of a partial application (JOB_PAP) */
-void cg_ap_thunk_bodies(Cg *cg);                /* the shared thunk entries used */
+void cg_closure_body(Cg *cg, StgRhs *rhs);         /* fill the entry function of a closure */
+void cg_pap_body(Cg *cg, StgRhs *rhs, int m);      /* code of a partial application (JOB_PAP) */
+void cg_ap_thunk_bodies(Cg *cg);                   /* the shared thunk entries used */
 LLVMValueRef cg_closure_code(Cg *cg, StgRhs *rhs); /* its entry function (made on demand) */
+/* let (rec) of closures: allocate them all, bind their pointers, then fill them */
+void cg_let_closures(CgFn *f, StgExpr *e);
+int cg_ap_thunk_arity(const StgRhs *rhs); /* N of a thunk `f a1..aN` (N <= 3), else 0 */
+
+/* ---- cg_spec.c: a cheap thunk on a value computed in place -------------------------------- */
+
+/* Note [Cheap thunk speculation]: false (nothing emitted) if the let is not one. */
+bool cg_let_speculated(CgFn *f, StgExpr *e);
 /* Allocate a constructor (or use the static closure of a nullary one): tagged pointer. */
 LLVMValueRef cg_build_con(CgFn *f, CoreDataCon *c, StgAtom *args, int nargs);
 bool cg_is_whnf(CgFn *f, StgVar *v);
@@ -210,9 +219,9 @@ void cg_cont_body(Cg *cg, CgCont *k);
 
 /* ---- cg_prof.c: cost-centre profiling (opts.prof only; Note [Profiling]) ----------------- */
 
-int cg_prof_thunk_extra(Cg *cg);                 /* words a thunk gets for its stack: 0 or 1 */
-void cg_prof_scc(CgFn *f, StgExpr *scc);          /* enter the SCC: push its cost centre */
-LLVMValueRef cg_prof_current(CgFn *f);            /* the current stack (a word) */
+int cg_prof_thunk_extra(Cg *cg);         /* words a thunk gets for its stack: 0 or 1 */
+void cg_prof_scc(CgFn *f, StgExpr *scc); /* enter the SCC: push its cost centre */
+LLVMValueRef cg_prof_current(CgFn *f);   /* the current stack (a word) */
 /* At a thunk's entry, after its update frame: make its stack current. `word_off` is the
  * byte offset of the stack word in the thunk; a top-level thunk (CAF) runs under
  * MAIN > CAF of `module` instead. */

@@ -22,17 +22,6 @@ static void usage(void) {
                   "  by creation (a recording .lzr against its replay's +RTS -l log, say)\n");
 }
 
-static int timing_dependent(uint16_t t) {
-  return (t >= LZP_GC_START && t <= 12) || (t >= 20 && t <= 22) || (t >= 49 && t <= 52) ||
-         t == 54 || t == LZP_SPARK_COUNTERS || t == LZP_BLOCK_MARKER;
-}
-
-static int has_tid(uint16_t t) {
-  return t == LZP_CREATE_THREAD || t == LZP_RUN_THREAD || t == LZP_STOP_THREAD ||
-         t == LZP_THREAD_RUNNABLE || t == LZP_MIGRATE_THREAD || t == LZP_THREAD_WAKEUP ||
-         t == LZP_CREATE_SPARK_THREAD || t == LZP_THREAD_LABEL || t == LZ_EVT_RPL_SLICE;
-}
-
 static int creates(uint16_t t) { return t == LZP_CREATE_THREAD || t == LZP_CREATE_SPARK_THREAD; }
 
 /* One capability's events of the compared types, in order, payloads decoded. */
@@ -48,7 +37,8 @@ typedef struct {
 } Walk;
 
 static int compared(const LzpLog *a, const LzpLog *b, uint16_t t) {
-  return a->types[t].desc && b->types[t].desc && !timing_dependent(t);
+  return a->types[t].desc && b->types[t].desc && !lz_rpl_timing_dependent(t) &&
+         t != LZP_BLOCK_MARKER;
 }
 
 /* The next event of the walk whose type both logs declare; 0 at the end. */
@@ -68,13 +58,6 @@ static int next(Walk *w, const LzpLog *other) {
     return 1;
   }
   return 0;
-}
-
-static uint32_t get32(const uint8_t *p) {
-  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static void put32(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v;
 }
 
 /* LOG1's thread ids renamed to LOG2's: built from the creations, capability by capability. */
@@ -98,12 +81,12 @@ static int map_put(TidMap *m, uint32_t from, uint32_t to) {
 }
 
 static void rename_tids(const TidMap *m, uint16_t type, uint8_t *p, uint16_t len) {
-  if (!has_tid(type) || len < 4) return;
-  uint32_t t = get32(p);
-  if (t < m->n && m->to[t]) put32(p, m->to[t]);
+  if (!lz_rpl_has_tid(type) || len < 4) return;
+  uint32_t t = lz_ev_get32(p);
+  if (t < m->n && m->to[t]) lz_ev_put32(p, m->to[t]);
   if (type == LZP_STOP_THREAD && len >= 10) { /* the blocking thread */
-    t = get32(p + 6);
-    if (t < m->n && m->to[t]) put32(p + 6, m->to[t]);
+    t = lz_ev_get32(p + 6);
+    if (t < m->n && m->to[t]) lz_ev_put32(p + 6, m->to[t]);
   }
 }
 
@@ -169,7 +152,8 @@ int lzp_cmd_compare(int argc, char **argv) {
       while ((gy = next(&y, &a)) && !creates(y.ev.type)) {
       }
       if (!gx || !gy) break;
-      if (x.ev.len >= 4 && y.ev.len >= 4 && map_put(&m, get32(x.pay), get32(y.pay)) < 0) {
+      if (x.ev.len >= 4 && y.ev.len >= 4 &&
+          map_put(&m, lz_ev_get32(x.pay), lz_ev_get32(y.pay)) < 0) {
         fprintf(stderr, "lzprof compare: out of memory\n");
         return 2;
       }

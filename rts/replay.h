@@ -208,7 +208,6 @@ typedef struct LzRplEvent {
 unsigned lz_rpl_ncaps(void);
 size_t lz_rpl_cap_events(unsigned cap);
 bool lz_rpl_event(unsigned cap, size_t i, LzRplEvent *out);
-bool lz_rpl_ignored(uint16_t type); /* not compared (GC, heap, spark counters) */
 const char *lz_rpl_type_desc(uint16_t type);
 LzThread *lz_rpl_thread(uint32_t rec_tid); /* this run's thread of a recorded id, once it ran */
 uint32_t lz_rpl_rec_tid(uint32_t rep_tid); /* the recorded id of this run's thread (0: none) */

@@ -129,12 +129,6 @@ _Noreturn void lz_rpl_fail(const char *fmt, ...) {
   _exit(3);
 }
 
-/* Types not compared: collections happen where Boehm decides, not where the program is. */
-static bool ignored(uint16_t type) {
-  return (type >= 9 && type <= 12) || (type >= 20 && type <= 22) || (type >= 49 && type <= 52) ||
-         type == 54 || type == LZ_EVT_SPARK_COUNTERS;
-}
-
 static void *grow(void *p, size_t *room, size_t need, size_t elem) {
   if (need <= *room) return p;
   size_t r = *room ? *room : 1024;
@@ -464,7 +458,7 @@ void lz_rpl_load(const char *path) {
   uint64_t last_time = 0;
   while ((r = lz_replay_next_event(reader, &e)) == LZ_REPLAY_EVENT) {
     if (e.time > last_time) last_time = e.time;
-    if (e.cap == LZ_EV_CAP_GLOBAL || ignored(e.type)) continue;
+    if (e.cap == LZ_EV_CAP_GLOBAL || lz_rpl_timing_dependent(e.type)) continue;
     if (e.cap >= nstreams)
       lz_rpl_fail("%s: event #%llu is on capability %u, but the run had -N%u", path,
                   (unsigned long long)e.index, e.cap, nstreams);
@@ -623,22 +617,15 @@ static _Noreturn void diverged(unsigned cap, const Ev *want, const char *got) {
 /* ---- comparing the run's event log with the recording ----------------------------------- */
 
 static bool seen_header;
-static FILE
-    *tee; /* +RTS -l during a replay: the replay's own event log (Note [Replay's event log]) */
+/* +RTS -l during a replay: the replay's own event log (Note [Replay's event log]) */
+static FILE *tee;
 static volatile int stuck_closing; /* the log is being closed because the replay is stuck */
 
-static bool has_tid(uint16_t type) {
-  return type == LZ_EVT_CREATE_THREAD || type == LZ_EVT_RUN_THREAD || type == LZ_EVT_STOP_THREAD ||
-         type == LZ_EVT_THREAD_RUNNABLE || type == LZ_EVT_MIGRATE_THREAD ||
-         type == LZ_EVT_THREAD_WAKEUP || type == LZ_EVT_CREATE_SPARK_THREAD ||
-         type == LZ_EVT_RPL_SLICE;
-}
-
 static void compare(unsigned cap, uint16_t type, const uint8_t *p, uint32_t len) {
-  if (ignored(type)) return;
+  if (lz_rpl_timing_dependent(type)) return;
   Stream *s = &streams[cap];
   uint8_t got[64];
-  if (has_tid(type) && len >= 4 && len <= sizeof got) {
+  if (lz_rpl_has_tid(type) && len >= 4 && len <= sizeof got) {
     memcpy(got, p, len);
     uint32_t tid = lz_ev_get32(p);
     if (tid < ntids && rep2rec[tid]) lz_ev_put32(got, rep2rec[tid]);
@@ -1577,7 +1564,6 @@ bool lz_rpl_event(unsigned cap, size_t i, LzRplEvent *out) {
   *out = (LzRplEvent){e->type, e->len, PAY(e), e->time, e->index};
   return true;
 }
-bool lz_rpl_ignored(uint16_t type) { return ignored(type); }
 const char *lz_rpl_type_desc(uint16_t type) { return lz_replay_type_desc(reader, type); }
 LzThread *lz_rpl_thread(uint32_t rec_tid) {
   uint32_t rep = map_tid(rec_tid);

@@ -502,7 +502,7 @@ void lz_step_start(void) {
   for (unsigned c = 0; c < lz_rpl_ncaps(); c++) {
     LzRplEvent e;
     for (size_t i = 0; lz_rpl_event(c, i, &e); i++)
-      if (!lz_rpl_ignored(e.type)) total++;
+      if (!lz_rpl_timing_dependent(e.type)) total++;
   }
   FILE *script = NULL;
   if (script_path && !(script = fopen(script_path, "r"))) {

@@ -584,7 +584,7 @@ static void stop_here(int bp) {
 }
 
 void lz_step_event(LzEvBuf *eb, uint16_t type) {
-  if (eb->cap >= ncaps || lz_rpl_ignored(type)) return;
+  if (eb->cap >= ncaps || lz_rpl_timing_dependent(type)) return;
   if (!started) {
     started = true;
     if (target == 0) stop_here(0);

@@ -152,6 +152,23 @@ enum {
   LZ_EVT_RPL_JOIN = 1917
 };
 #define LZ_RPL_SLICE_BYTES 14
+
+/* Comparing a run's events with a recording's (the replay itself, `lzprof compare`):
+ * collections, heap sizes and spark counters depend on when Boehm collects, not on where
+ * the program is, so they are not compared; */
+static inline bool lz_rpl_timing_dependent(uint16_t type) {
+  return (type >= LZ_EVT_GC_START && type <= LZ_EVT_REQUEST_PAR_GC) ||
+         (type >= LZ_EVT_GC_IDLE && type <= LZ_EVT_GC_DONE) ||
+         (type >= LZ_EVT_HEAP_ALLOCATED && type <= LZ_EVT_HEAP_INFO_GHC) ||
+         type == LZ_EVT_GC_GLOBAL_SYNC || type == LZ_EVT_SPARK_COUNTERS;
+}
+/* and the thread ids in these events' first word are renamed to the recording's. */
+static inline bool lz_rpl_has_tid(uint16_t type) {
+  return type == LZ_EVT_CREATE_THREAD || type == LZ_EVT_RUN_THREAD || type == LZ_EVT_STOP_THREAD ||
+         type == LZ_EVT_THREAD_RUNNABLE || type == LZ_EVT_MIGRATE_THREAD ||
+         type == LZ_EVT_THREAD_WAKEUP || type == LZ_EVT_CREATE_SPARK_THREAD ||
+         type == LZ_EVT_THREAD_LABEL || type == LZ_EVT_RPL_SLICE;
+}
 #define LZ_RPL_SPARK_BYTES 11
 #define LZ_RPL_CLAIM_BYTES 8
 #define LZ_RPL_YIELD_BYTES 18
