@@ -2,9 +2,9 @@
  * `let x = \u [..] -> case v of K a.. -> e` where v is a free variable of a one-constructor
  * type and e is cheap and cannot fail or diverge (cases on pure arithmetic primops, lets of
  * constructors, constructors, variables): if v is tagged (already a value) when the let
- * runs, e is computed in place and x bound to its result, else the thunk is built. Off in
- * the -replay way (thunk ids and allocation counts mark pre-emption points) and in -prof
- * (the thunk's cost attribution).
+ * runs, e is computed in place and x bound to its result, else the thunk is built. The
+ * decision depends on this thread's code path only, so a replay takes it as its recording
+ * did; -prof keeps the thunk (its cost attribution).
  */
 #include <stdlib.h>
 
@@ -75,7 +75,7 @@ static bool spec_ok(const StgExpr *e, int *nodes, int *cons) {
 
 /* The free variable the thunk's body scrutinises, if the let is one speculable thunk. */
 static StgVar *spec_thunk_var(Cg *cg, const StgExpr *e) {
-  if (cg->opts.replay || cg->opts.prof || e->rec || e->nbinds != 1) return NULL;
+  if (cg->opts.prof || e->rec || e->nbinds != 1) return NULL;
   const StgRhs *r = e->binds[0].rhs;
   if (r->kind != STG_THUNK || r->lne || r->var->global || !r->body || cg_ap_thunk_arity(r))
     return NULL;
