@@ -268,6 +268,8 @@ static void alg_alts(CgFn *f, StgExpr *e, LLVMValueRef v, LLVMValueRef ret) {
   else LLVMBuildUnreachable(cg->b);
 }
 
+static void tail_alt(CgFn *f, StgExpr *rhs, void *ret);
+
 static void prim_alts(CgFn *f, StgExpr *e, LLVMValueRef v, LLVMValueRef ret) {
   Cg *cg = f->cg;
   StgAlt *def = default_alt(e);
@@ -285,21 +287,27 @@ static void prim_alts(CgFn *f, StgExpr *e, LLVMValueRef v, LLVMValueRef ret) {
     else LLVMBuildUnreachable(cg->b);
     return;
   }
-  if (nlit == 0) {
-    if (def) cg_expr(f, def->rhs, ret);
-    else LLVMBuildUnreachable(cg->b);
-    return;
+  cg_lit_switch(f, e, v, tail_alt, ret);
+}
+
+static void tail_alt(CgFn *f, StgExpr *rhs, void *ret) { cg_expr(f, rhs, ret); }
+
+void cg_lit_switch(CgFn *f, StgExpr *e, LLVMValueRef v, CgAltFn *alt, void *ctx) {
+  Cg *cg = f->cg;
+  StgAlt *def = default_alt(e);
+  int nlit = e->nalts - (def ? 1 : 0);
+  if (nlit > 0) {
+    LLVMBasicBlockRef dblk = cg_block(f, def ? "default" : "nomatch");
+    LLVMValueRef sw = LLVMBuildSwitch(cg->b, v, dblk, (unsigned)nlit);
+    for (int i = 0; i < nlit; i++) {
+      LLVMBasicBlockRef blk = cg_block(f, "lit");
+      LLVMAddCase(sw, cg_word(cg, e->alts[i].lit.i), blk);
+      LLVMPositionBuilderAtEnd(cg->b, blk);
+      alt(f, e->alts[i].rhs, ctx);
+    }
+    LLVMPositionBuilderAtEnd(cg->b, dblk);
   }
-  LLVMBasicBlockRef dblk = cg_block(f, def ? "default" : "nomatch");
-  LLVMValueRef sw = LLVMBuildSwitch(cg->b, v, dblk, (unsigned)nlit);
-  for (int i = 0; i < nlit; i++) {
-    LLVMBasicBlockRef blk = cg_block(f, "lit");
-    LLVMAddCase(sw, cg_word(cg, e->alts[i].lit.i), blk);
-    LLVMPositionBuilderAtEnd(cg->b, blk);
-    cg_expr(f, e->alts[i].rhs, ret);
-  }
-  LLVMPositionBuilderAtEnd(cg->b, dblk);
-  if (def) cg_expr(f, def->rhs, ret);
+  if (def) alt(f, def->rhs, ctx);
   else LLVMBuildUnreachable(cg->b);
 }
 

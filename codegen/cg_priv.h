@@ -217,6 +217,11 @@ void cg_case(CgFn *f, StgExpr *e, LLVMValueRef ret);
 void cg_alts(CgFn *f, StgExpr *e, LLVMValueRef v, LLVMValueRef ret);
 void cg_cont_body(Cg *cg, CgCont *k);
 
+typedef void CgAltFn(CgFn *f, StgExpr *rhs, void *ctx);
+/* A switch on the word v over e's literal alternatives (its default, if any, last), each
+ * alternative's code emitted by alt(f, rhs, ctx) in its own block. */
+void cg_lit_switch(CgFn *f, StgExpr *e, LLVMValueRef v, CgAltFn *alt, void *ctx);
+
 /* ---- cg_prof.c: cost-centre profiling (opts.prof only; Note [Profiling]) ----------------- */
 
 int cg_prof_thunk_extra(Cg *cg);         /* words a thunk gets for its stack: 0 or 1 */

@@ -105,6 +105,9 @@ static void spec_result(CgFn *f, SpecJoin *j, LLVMValueRef v) {
   LLVMBuildBr(cg->b, j->join);
 }
 
+static void spec_value(CgFn *f, StgExpr *e, SpecJoin *j);
+static void spec_alt(CgFn *f, StgExpr *rhs, void *j) { spec_value(f, rhs, j); }
+
 /* Compile e (spec_ok) to a value that flows into j's phi. */
 static void spec_value(CgFn *f, StgExpr *e, SpecJoin *j) {
   Cg *cg = f->cg;
@@ -119,29 +122,7 @@ static void spec_value(CgFn *f, StgExpr *e, SpecJoin *j) {
     LLVMValueRef v =
         e->scrut->kind == SE_PRIMOP ? cg_primop(f, e->scrut) : cg_atom(f, &e->scrut->atom);
     if (e->binder) cg_bind(f, e->binder, v);
-    int nlit = e->nalts;
-    StgAlt *def = NULL;
-    if (nlit > 0 && e->alts[nlit - 1].kind == STG_ALT_DEFAULT) def = &e->alts[--nlit];
-    if (nlit == 0) {
-      if (def)
-        spec_value(f, def->rhs, j);
-      else
-        LLVMBuildUnreachable(cg->b);
-      return;
-    }
-    LLVMBasicBlockRef dblk = cg_block(f, def ? "spdefault" : "spnomatch");
-    LLVMValueRef sw = LLVMBuildSwitch(cg->b, v, dblk, (unsigned)nlit);
-    for (int i = 0; i < nlit; i++) {
-      LLVMBasicBlockRef blk = cg_block(f, "split");
-      LLVMAddCase(sw, cg_word(cg, e->alts[i].lit.i), blk);
-      LLVMPositionBuilderAtEnd(cg->b, blk);
-      spec_value(f, e->alts[i].rhs, j);
-    }
-    LLVMPositionBuilderAtEnd(cg->b, dblk);
-    if (def)
-      spec_value(f, def->rhs, j);
-    else
-      LLVMBuildUnreachable(cg->b);
+    cg_lit_switch(f, e, v, spec_alt, j);
     return;
   }
   default:

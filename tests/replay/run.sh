@@ -73,32 +73,43 @@ for p in par_nfib par_tree_sum spark_duds strat_parlist strat_chunk; do
   echo "$p: recorded and replayed at -N $NS"
 done
 
-# Races for shared thunks at -N4: a thread pre-empted at the entry of a thunk that another
-# capability claims meanwhile, a block on a CAF being updated (Note [Replay], "a stop at a
-# thunk's entry"). The race is a matter of nanoseconds, so this is statistical: 21 of 110
-# recordings diverged before (8 recordings: a 4 in 5 chance to see it come back), none of
-# 110 since (docs/notes/replay.md, the "every capability waits" class).
-p=shared_thunk
-if "$LZC" -O1 -replay "$PAR/$p.lz" -o "$p"; then
-  k=0
-  while [ $k -lt "${REPLAY_RACES:-8}" ]; do
+# record_replay_loop SRC N COUNT RTS [ARGS...]: record SRC (compiled -replay) COUNT times at
+# -N with the further +RTS flags RTS (may be empty) and the program's ARGS,
+# each recording replayed once with the recorded exit status and stdout; failing logs are
+# kept as fail-NAME-NN-K.lzr (for rpldump, LZ_REPLAY_TRACE).
+record_replay_loop() {
+  local src=$1 n=$2 count=$3 rts=$4 p
+  shift 4
+  p=$(basename "$src" .lz)
+  if ! "$LZC" -O1 -replay "$src" -o "$p"; then
+    fail "$p: lzc -replay"
+    return
+  fi
+  local k=0 rs ps
+  while [ $k -lt "$count" ]; do
     k=$((k + 1))
-    ./"$p" +RTS -N4 --record="$p.lzr" -RTS > rec.out 2> rec.err < /dev/null
+    # shellcheck disable=SC2086
+    ./"$p" "$@" +RTS -N"$n" $rts --record="$p.lzr" -RTS > rec.out 2> rec.err < /dev/null
     rs=$?
     $LIMIT ./"$p" +RTS --replay="$p.lzr" -RTS > rep1.out 2> rep1.err
     ps=$?
     if [ $ps = $rs ] && cmp -s rec.out rep1.out; then
       ok=$((ok + 1))
     else
-      cp "$p.lzr" "fail-$p-N4-$k.lzr" # kept for rpldump, LZ_REPLAY_TRACE
-      fail "$p -N4 run $k: exit $ps (recorded $rs): $(head -c 300 rep1.err)"
+      cp "$p.lzr" "fail-$p-N$n-$k.lzr"
+      fail "$p -N$n run $k: exit $ps (recorded $rs): $(head -c 300 rep1.err)"
     fi
     total=$((total + 1))
   done
-  echo "$p: recorded and replayed at -N4"
-else
-  fail "$p: lzc -replay"
-fi
+  echo "$p: recorded $count times and replayed at -N$n"
+}
+
+# Races for shared thunks at -N4: a thread pre-empted at the entry of a thunk that another
+# capability claims meanwhile, a block on a CAF being updated (Note [Replay], "a stop at a
+# thunk's entry"). The race is a matter of nanoseconds, so this is statistical: 21 of 110
+# recordings diverged before (8 recordings: a 4 in 5 chance to see it come back), none of
+# 110 since (docs/notes/replay.md, the "every capability waits" class).
+record_replay_loop "$PAR/shared_thunk.lz" 4 "${REPLAY_RACES:-8}" ""
 
 # Replay is deterministic under stress: 50 replays of one par_nfib log at -N4 end the same
 # way, with the same output and the same events (their own event logs compared, times
@@ -125,27 +136,8 @@ echo "par_nfib -N4: $k replays of one log agree (exit $s1)"
 # [Pre-emption in a loop]). Statistical: with the runtime before RPL_YIELD recorded the
 # slice's updates, about 1 recording in 10 of these did not replay (quicksort's "every
 # capability waits": the walker stopped one check early, migrated, and its claim waited).
-p=loop_stop
-if "$LZC" -O1 -replay "$HERE/$p.lz" -o "$p"; then
-  k=0
-  while [ $k -lt "${REPLAY_LOOPS:-6}" ]; do
-    k=$((k + 1))
-    ./"$p" 100000 3 +RTS -N2 -C0.0001 --record="$p.lzr" -RTS > rec.out 2> rec.err < /dev/null
-    rs=$?
-    $LIMIT ./"$p" +RTS --replay="$p.lzr" -RTS > rep1.out 2> rep1.err
-    ps=$?
-    if [ $ps = $rs ] && cmp -s rec.out rep1.out; then
-      ok=$((ok + 1))
-    else
-      cp "$p.lzr" "fail-$p-N2-$k.lzr"
-      fail "$p -N2 run $k: exit $ps (recorded $rs): $(head -c 300 rep1.err)"
-    fi
-    total=$((total + 1))
-  done
-  echo "$p: recorded and replayed at -N2"
-else
-  fail "$p: lzc -replay"
-fi
+# -C0.0001: a pre-emption every 100 us, many of them inside the loop
+record_replay_loop "$HERE/loop_stop.lz" 2 "${REPLAY_LOOPS:-6}" -C0.0001 100000 3
 
 # the recording is a GHC event log once decompressed
 if command -v ghc > /dev/null 2>&1; then
