@@ -29,8 +29,7 @@ LZ_FN(lz_blackhole_entry);
 
 const LzInfo lz_update_frame_info = {lz_update_frame_entry, LZ_FRAME_UPDATE, 0, 0, 1, 0,
                                      "update frame"};
-const LzInfo lz_stop_frame_info = {lz_stop_frame_entry, LZ_FRAME_STOP, 0, 0, 0, 0,
-                                   "stop frame"};
+const LzInfo lz_stop_frame_info = {lz_stop_frame_entry, LZ_FRAME_STOP, 0, 0, 0, 0, "stop frame"};
 const LzInfo lz_ap1_frame_info = {lz_ap1_frame_entry, LZ_FRAME_AP, 0, 0, 1, 0, "apply 1"};
 const LzInfo lz_ap2_frame_info = {lz_ap2_frame_entry, LZ_FRAME_AP, 0, 0, 2, 0, "apply 2"};
 const LzInfo lz_ap3_frame_info = {lz_ap3_frame_entry, LZ_FRAME_AP, 0, 0, 3, 0, "apply 3"};
@@ -43,15 +42,14 @@ const LzInfo lz_mutvar_info = {lz_con_entry, LZ_MUTVAR, 0, 0, 1, 0, "MutVar#"};
 
 /* The info word of an object another thread may be claiming or updating (Note [Eager
  * blackholing]): an acquire load, so the result word written before an IND is seen. */
-#define SHARED_INFO(p) ((const LzInfo *)__atomic_load_n(&LZ_UNTAG(p)[0], __ATOMIC_ACQUIRE))
+#define SHARED_INFO(p)    ((const LzInfo *)__atomic_load_n(&LZ_UNTAG(p)[0], __ATOMIC_ACQUIRE))
 #define SET_YIELD(cap, v) __atomic_store_n(&(cap)->yield, (v), __ATOMIC_RELAXED)
 
 static const LzInfo *const ap_frame_info[4] = {NULL, &lz_ap1_frame_info, &lz_ap2_frame_info,
                                                &lz_ap3_frame_info};
 
 static inline LzWord *stack_check(LzCap *cap, LzWord *sp, LzWord need) {
-  if (sp - need < cap->sp_lim)
-    sp = lz_stack_grow(cap, sp, need);
+  if (sp - need < cap->sp_lim) sp = lz_stack_grow(cap, sp, need);
   return sp;
 }
 
@@ -129,7 +127,7 @@ LZ_FN(lz_update_frame_entry) {
   LzWord *thunk = (LzWord *)sp[1];
 #if LZ_REPLAY
   cap->rest->slice_updates++; /* which heap check a pre-emption was: RPL_YIELD */
-  if (lz_replaying) /* a recorded wake-up: its thread must have blocked first */
+  if (lz_replaying)           /* a recorded wake-up: its thread must have blocked first */
     lz_replay_before_update(cap, thunk);
   if (lz_dup_on) /* --dup-report: after the replay's waits, before anything changes */
     lz_dup_update(cap, thunk);
@@ -214,14 +212,9 @@ LZ_FN(lz_eval) {
       r1 = LZ_UNTAG(r1)[1];
       continue;
     case LZ_THUNK:
-    case LZ_BLACKHOLE:
-      LZ_JUMP(info->entry);
-    case LZ_CON:
-      r1 |= LZ_CON_TAG(info->tag);
-      break;
-    default:
-      r1 |= 1;
-      break;
+    case LZ_BLACKHOLE: LZ_JUMP(info->entry);
+    case LZ_CON: r1 |= LZ_CON_TAG(info->tag); break;
+    default: r1 |= 1; break;
     }
   }
   LZ_RETURN();
@@ -244,8 +237,12 @@ LZ_FN(lz_yield_enter) {
   LzThread *t = cap->tso;
 #if LZ_REPLAY /* which heap check stops: Note [Replay] (docs/notes/replay.md), pre-emption */
   if (!lz_replay_yield_point(cap, SHARED_INFO(r1), LZ_UNTAG(r1),
-                             (size_t)(t->stack + t->stack_words - sp)))
-    LZ_JUMP(SHARED_INFO(r1)->entry);
+                             (size_t)(t->stack + t->stack_words - sp))) {
+    const LzInfo *info = SHARED_INFO(r1);               /* updated meanwhile: an IND now */
+    if (info->type != LZ_THUNK && info->type != LZ_FUN) /* no heap check there to go past */
+      lz_rpl_no_recheck(cap);
+    LZ_JUMP(info->entry);
+  }
 #endif
   if (cap->lazy_bh) /* Note [Lazy blackholing] */
     lz_lazy_blackhole_stack(cap, t, sp);
@@ -253,7 +250,7 @@ LZ_FN(lz_yield_enter) {
   t->sp = sp, t->r1 = r1, t->r2 = r2, t->r3 = r3, t->r4 = r4;
   lz_sched_stopping(cap, t, LZ_STOP_YIELD, LZ_EV_STOP_YIELDING);
 #else
-  LZ_ENTER(); /* not reached: vanilla's lz_yield_check never asks for a stop */
+  LZ_ENTER();  /* not reached: vanilla's lz_yield_check never asks for a stop */
 #endif
 }
 
@@ -265,8 +262,7 @@ LZ_FN(lz_yield_return) {
                              (size_t)(t->stack + t->stack_words - sp)))
     LZ_RETURN();
 #endif
-  if (cap->lazy_bh)
-    lz_lazy_blackhole_stack(cap, t, sp);
+  if (cap->lazy_bh) lz_lazy_blackhole_stack(cap, t, sp);
   t->next = ((const LzInfo *)sp[0])->entry;
   t->sp = sp, t->r1 = r1;
   lz_sched_stopping(cap, t, LZ_STOP_YIELD, LZ_EV_STOP_YIELDING);
@@ -287,8 +283,7 @@ typedef struct LzNext {
 static LzNext apply(LzCap *cap, LzWord *sp, LzWord f, const LzWord *args, int k) {
   LzNext n = {0};
   for (;;) {
-    if (LZ_TAG(f) != 0)
-      break;
+    if (LZ_TAG(f) != 0) break;
     const LzInfo *info = SHARED_INFO(f);
     if (info->type == LZ_IND) {
 #if LZ_REPLAY
@@ -326,7 +321,7 @@ static LzNext apply(LzCap *cap, LzWord *sp, LzWord f, const LzWord *args, int k)
                       info->name ? info->name : "?");
   LzWord arity = info->arity;
   LzWord total = m + (LzWord)k;
-#define ARG(i) ((i) < m ? held[(i)] : args[(i) - m])
+#define ARG(i) ((i) < m ? held[(i)] : args[(i)-m])
   if (total < arity) {
     LzWord *pap = lz_alloc_words(cap, 3 + total);
     pap[0] = (LzWord)&lz_pap_info;
@@ -360,18 +355,17 @@ static LzNext apply(LzCap *cap, LzWord *sp, LzWord f, const LzWord *args, int k)
   return n;
 }
 
-#define GO(next)                                                                          \
-  do {                                                                                    \
-    LzNext n_ = (next);                                                                   \
-    sp = n_.sp, r1 = n_.r1, r2 = n_.r2, r3 = n_.r3, r4 = n_.r4;                           \
-    LZ_JUMP(n_.code);                                                                     \
+#define GO(next)                                                                                   \
+  do {                                                                                             \
+    LzNext n_ = (next);                                                                            \
+    sp = n_.sp, r1 = n_.r1, r2 = n_.r2, r3 = n_.r3, r4 = n_.r4;                                    \
+    LZ_JUMP(n_.code);                                                                              \
   } while (0)
 
 LZ_FN(lz_apply_1) {
   if (LZ_TAG(r1)) { /* fast path: an exact call of a function */
     const LzInfo *info = LZ_INFO(r1);
-    if (info->type == LZ_FUN && info->arity == 1)
-      LZ_JUMP(info->entry);
+    if (info->type == LZ_FUN && info->arity == 1) LZ_JUMP(info->entry);
   }
   LzWord a[1] = {r2};
   GO(apply(cap, sp, r1, a, 1));
@@ -380,8 +374,7 @@ LZ_FN(lz_apply_1) {
 LZ_FN(lz_apply_2) {
   if (LZ_TAG(r1)) { /* fast path: an exact call of a function */
     const LzInfo *info = LZ_INFO(r1);
-    if (info->type == LZ_FUN && info->arity == 2)
-      LZ_JUMP(info->entry);
+    if (info->type == LZ_FUN && info->arity == 2) LZ_JUMP(info->entry);
   }
   LzWord a[2] = {r2, r3};
   GO(apply(cap, sp, r1, a, 2));
@@ -390,8 +383,7 @@ LZ_FN(lz_apply_2) {
 LZ_FN(lz_apply_3) {
   if (LZ_TAG(r1)) { /* fast path: an exact call of a function */
     const LzInfo *info = LZ_INFO(r1);
-    if (info->type == LZ_FUN && info->arity == 3)
-      LZ_JUMP(info->entry);
+    if (info->type == LZ_FUN && info->arity == 3) LZ_JUMP(info->entry);
   }
   LzWord a[3] = {r2, r3, r4};
   GO(apply(cap, sp, r1, a, 3));
@@ -421,6 +413,4 @@ LzWord lz_run(LzCap *cap, LzCode code, LzWord r1, LzWord r2, LzWord r3, LzWord r
   return t->result;
 }
 
-LzWord *lz_thread_sp(LzCap *cap) {
-  return ((LzThread *)cap->tso)->sp;
-}
+LzWord *lz_thread_sp(LzCap *cap) { return ((LzThread *)cap->tso)->sp; }

@@ -51,16 +51,16 @@
  * or not; the allocation count is a multiple of 16, so bits 1..3 hold the thunk's size in
  * granules, 1..7, or 0 when larger, for the update: clear_free_vars); 0 for CAFs and the
  * runtime's own thunks. */
-#define LZ_THUNK_ID_CAP(id) ((uint32_t)((id) >> 48))
+#define LZ_THUNK_ID_CAP(id)      ((uint32_t)((id) >> 48))
 #define LZ_THUNK_ID_GRANULES(id) ((size_t)((id) >> 1 & 7))
-#define LZ_IS_THUNK_ID(w)   (((w) & ((1ull << 47) | 1)) == ((1ull << 47) | 1))
-#define LZ_THUNK_ID_STATIC  0x7fffu /* the "capability" of CAFs' ids */
+#define LZ_IS_THUNK_ID(w)        (((w) & ((1ull << 47) | 1)) == ((1ull << 47) | 1))
+#define LZ_THUNK_ID_STATIC       0x7fffu /* the "capability" of CAFs' ids */
 /* Lazy blackholing: bit 45 of a heap thunk's id says another capability entered it, bit 46
  * that its own did (the allocation count in an id is taken modulo 2^45, so they start
  * clear; bits 1..3 hold the size); ids in events and maps have them cleared. */
-#define LZ_THUNK_ID_SHARED  (1ull << 45)
-#define LZ_THUNK_ID_OWNER   (1ull << 46)
-#define LZ_THUNK_ID_MARKS   (3ull << 45)
+#define LZ_THUNK_ID_SHARED (1ull << 45)
+#define LZ_THUNK_ID_OWNER  (1ull << 46)
+#define LZ_THUNK_ID_MARKS  (3ull << 45)
 /* The id of a thunk or blackhole: its spare word's, a CAF's from its address (relative to
  * the executable: the same in every run), else 0 (a thunk the runtime made). */
 LzWord lz_replay_thunk_id(const LzWord *x);
@@ -157,6 +157,9 @@ bool lz_replay_yield_point(LzCap *cap, const void *info, const LzWord *thunk, si
 bool lz_rpl_stop_at_ind(LzCap *cap, const LzWord *sp);
 /* replay_sched.c, for it: is this the recorded stop? If so, *code is what to post. */
 bool lz_rpl_yield_here(LzCap *cap, uint64_t *code, uint32_t depth, const LzWord *thunk);
+/* After lz_rpl_yield_here said no: the code the thread goes on with does not begin with
+ * the heap check it said no at (an IND's entry), so the next check is not to be passed. */
+void lz_rpl_no_recheck(LzCap *cap);
 /* replay.c, both modes: the running thread's stack words above its innermost update frame
  * when `depth` words are in use (0xfffe at most; 0xffff: none). With the slice's update
  * count (LzCapPriv.slice_updates) it places a stop among heap checks of one code at one

@@ -1411,6 +1411,8 @@ bool lz_rpl_yield_here(LzCap *cap, uint64_t *code, uint32_t depth, const LzWord 
   return false;
 }
 
+void lz_rpl_no_recheck(LzCap *cap) { streams[cap->cap_no].skip_check = false; }
+
 bool lz_replay_yield_wanted(LzCap *cap) {
   Stream *s = &streams[cap->cap_no];
   if (s->skip_check) { /* the heap check lz_rpl_yield_here sent the thread back to */
