@@ -27,6 +27,7 @@ typedef struct {
   char *site;
   size_t index; /* in the file */
   int nested;   /* inside another wasted evaluation of the same thread */
+  int cut;      /* a duplicate evaluation still running when the program exited */
 } Waste;
 
 typedef struct {
@@ -229,7 +230,7 @@ static int parse(const char *path, Report *r) {
       r->sparks_unfinished = strtoul(v, NULL, 10);
     else if (!strcmp(k, "end"))
       ok = 1;
-    else if (!strcmp(k, "dup") || !strcmp(k, "spark")) {
+    else if (!strcmp(k, "dup") || !strcmp(k, "spark") || !strcmp(k, "cutoff")) {
       char *fs[8];
       for (int i = 0; i < 7; i++)
         fs[i] = field(&p);
@@ -245,6 +246,7 @@ static int parse(const char *path, Report *r) {
       w->index = r->n++;
       w->nested = 0;
       w->spark = k[0] == 's';
+      w->cut = k[0] == 'c';
       snprintf(w->thunk, sizeof w->thunk, "%s", fs[0]);
       snprintf(w->spark_id, sizeof w->spark_id, "%s", fs[1]);
       w->cap = (unsigned)strtoul(fs[2], NULL, 10);
@@ -346,10 +348,11 @@ static void print_report(const Report *r, const char *prog, const char *log, int
   unsigned n_dup = 0, n_spark = 0;
   uint64_t *cw = calloc(r->ncaps, sizeof *cw);
   unsigned *cd = calloc(r->ncaps, sizeof *cd), *cs = calloc(r->ncaps, sizeof *cs);
-  unsigned n_nested = 0;
+  unsigned n_nested = 0, n_cut = 0;
   for (size_t i = 0; i < r->n; i++) {
     const Waste *w = &r->w[i];
     w->spark ? n_spark++ : n_dup++;
+    n_cut += w->cut;
     if (cw && cd && cs && w->cap < r->ncaps) w->spark ? cs[w->cap]++ : cd[w->cap]++;
     if (w->nested) {
       n_nested++;
@@ -394,10 +397,11 @@ static void print_report(const Report *r, const char *prog, const char *log, int
       const Waste *w = &sorted[i];
       printf("%s\n  {\"kind\": \"%s\", \"thunk\": \"%s\", \"spark\": \"%s\", \"cap\": %u, "
              "\"thread\": %u, \"start_ns\": %llu, \"end_ns\": %llu, \"wasted_ns\": %llu, "
-             "\"nested\": %s, \"site\": ",
+             "\"nested\": %s, \"cut_off\": %s, \"site\": ",
              i ? "," : "", w->spark ? "spark" : "duplicate", w->thunk, w->spark_id, w->cap, w->tid,
              (unsigned long long)w->start, (unsigned long long)w->end,
-             (unsigned long long)w->wasted, w->nested ? "true" : "false");
+             (unsigned long long)w->wasted, w->nested ? "true" : "false",
+             w->cut ? "true" : "false");
       json_str(w->site);
       putchar('}');
     }
@@ -420,6 +424,10 @@ static void print_report(const Report *r, const char *prog, const char *log, int
              "wasted %.3f ms = %.1f %% of the capability time\n",
              n_dup, n_dup == 1 ? "" : "s", n_spark, n_spark == 1 ? "" : "s", r->sparks_run,
              wasted / 1e6, pct(wasted, cap_time));
+      if (n_cut)
+        printf("(%u of them %s still running when the program exited, after another thread had "
+               "updated the thunk: counted up to the exit)\n",
+               n_cut, n_cut == 1 ? "was" : "were");
       if (n_nested)
         printf("(%u of them ran inside another wasted evaluation of the same thread: counted "
                "once in the totals and per capability; each site's line includes them)\n",
@@ -447,6 +455,7 @@ static void print_report(const Report *r, const char *prog, const char *log, int
         printf("  %-9s  %-12s  %-8s  %3u  %6u  %10.3f  %10.3f  %9.3f  %s\n",
                w->spark    ? "spark"
                : w->nested ? "(nested)"
+               : w->cut    ? "cut off"
                            : "duplicate",
                w->thunk, w->spark_id, w->cap, w->tid, w->start / 1e6, w->end / 1e6, w->wasted / 1e6,
                w->site);

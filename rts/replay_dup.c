@@ -37,6 +37,8 @@ static uint64_t run_ns;
 static CapClock *clocks;
 static uint64_t *thread_ns; /* by thread: recorded run time of its slices begun so far */
 static size_t n_threads;
+static Pos *thread_last; /* by thread: the end of its latest slice (alloc UINT64_MAX) */
+static size_t n_last;
 
 static void *grow(void *p, size_t *room, size_t need, size_t elem) {
   if (need <= *room) return p;
@@ -152,6 +154,7 @@ static void table_del(Table *t, Slot *x) {
 /* ---- what was found ----------------------------------------------------------------------- */
 typedef struct Waste {
   bool spark;  /* a spark thrown away; else a duplicate evaluation */
+  bool cut;    /* a duplicate evaluation still running at exit (lz_dup_core_cut_off) */
   uint64_t id; /* the thunk's id (0: none) */
   uint64_t spark_id;
   const LzInfo *info;
@@ -193,6 +196,7 @@ void lz_dup_core_reset(unsigned caps, uint64_t end_ns) {
     free(clocks[c].s);
   free(clocks);
   free(thread_ns);
+  free(thread_last);
   free(dups);
   free(sparks);
   free(running);
@@ -203,6 +207,7 @@ void lz_dup_core_reset(unsigned caps, uint64_t end_ns) {
   entries = NULL, n_entries = entries_room = 0;
   free_entries = NULL, n_free = free_room = 0;
   thread_ns = NULL, n_threads = 0;
+  thread_last = NULL, n_last = 0;
   dups = NULL, n_dups = dups_room = 0;
   sparks = NULL, n_sparks = sparks_room = 0;
   running = NULL, running_room = 0;
@@ -227,6 +232,8 @@ void lz_dup_core_slice(unsigned cap, uint32_t tid, uint64_t t0, uint64_t a0, uin
   if (t1 < t0) t1 = t0;
   c->s[c->n++] = (Slice){t0, t1, a0, a1, *acc, has_end};
   *acc += t1 - t0;
+  thread_last = grow(thread_last, &n_last, (size_t)tid + 1, sizeof *thread_last);
+  thread_last[tid] = (Pos){cap, (uint32_t)(c->n - 1), UINT64_MAX}; /* pos_time: its end */
 }
 
 static uint32_t spark_of(uint32_t tid) {
@@ -267,12 +274,36 @@ void lz_dup_core_enter(unsigned cap, uint32_t tid, uintptr_t obj, uint64_t id, c
     watch(obj, k, false);
 }
 
+static void drop_pending(Slot *p) {
+  free_entries = grow(free_entries, &free_room, n_free + 1, sizeof *free_entries);
+  free_entries[n_free++] = p->val;
+  table_del(&pending, p);
+}
+
+void lz_dup_core_unenter(uint32_t tid, uintptr_t obj) {
+  Slot *p = table_find(&pending, obj, tid);
+  if (p) drop_pending(p);
+}
+
+void lz_dup_core_cut_off(bool (*updated)(uintptr_t obj)) {
+  for (size_t i = 0; pending.s && i <= pending.mask; i++) {
+    const Slot *p = &pending.s[i];
+    if (!p->obj || !updated(p->obj)) continue;
+    const Entry *e = &entries[p->val];
+    Pos end = p->tid < n_last ? thread_last[p->tid] : e->pos;
+    dups = grow(dups, &dups_room, n_dups + 1, sizeof(Waste));
+    dups[n_dups++] = (Waste){false, true, e->id, 0, e->info, p->tid, e->pos, end};
+  }
+}
+
 void lz_dup_core_spark(unsigned cap, uint32_t tid, uintptr_t obj, uint64_t spark, uint64_t id,
                        const LzInfo *info, uint64_t alloc) {
   sparks = grow(sparks, &sparks_room, n_sparks + 1, sizeof(Spark));
   Spark *s = &sparks[n_sparks++];
-  *s = (Spark){
-      {true, id, spark, info, tid, pos_now(cap, alloc), {0, NO_SLICE, 0}}, obj, SP_RUNNING, false};
+  *s = (Spark){{true, false, id, spark, info, tid, pos_now(cap, alloc), {0, NO_SLICE, 0}},
+               obj,
+               SP_RUNNING,
+               false};
   running = grow(running, &running_room, (size_t)tid + 1, sizeof *running);
   running[tid] = (uint32_t)n_sparks;
   Slot *w = table_find(&watched, obj, 0);
@@ -284,13 +315,11 @@ bool lz_dup_core_update(unsigned cap, uint32_t tid, uintptr_t obj, bool already,
                         uint64_t alloc) {
   Pos now = pos_now(cap, alloc);
   Slot *p = table_find(&pending, obj, tid);
-  Waste w = {false, 0, 0, NULL, tid, now, now};
+  Waste w = {false, false, 0, 0, NULL, tid, now, now};
   if (p) {
     const Entry *e = &entries[p->val];
     w.id = e->id, w.info = e->info, w.start = e->pos;
-    free_entries = grow(free_entries, &free_room, n_free + 1, sizeof *free_entries);
-    free_entries[n_free++] = p->val;
-    table_del(&pending, p);
+    drop_pending(p);
   }
   Slot *ws = table_find(&watched, obj, 0);
   if (ws && (ws->val & UPDATED) && !already) /* updated before, a thunk again: reused */
@@ -352,8 +381,12 @@ static void put(FILE *f, const Waste *w, const uint64_t *final_alloc) {
   if (w->id) lz_step_fmt_thunk(th, sizeof th, w->id);
   if (w->spark) lz_step_fmt_spark(sp, sizeof sp, w->spark_id);
   site(where, sizeof where, w->info);
-  fprintf(f, "%s\t%s\t%s\t%u\t%u\t%llu\t%llu\t%llu\t%s\n", w->spark ? "spark" : "dup", th, sp,
-          w->end.cap, w->tid, (unsigned long long)t0, (unsigned long long)(t1 > t0 ? t1 : t0),
+  fprintf(f, "%s\t%s\t%s\t%u\t%u\t%llu\t%llu\t%llu\t%s\n",
+          w->spark ? "spark"
+          : w->cut ? "cutoff"
+                   : "dup",
+          th, sp, w->end.cap, w->tid, (unsigned long long)t0,
+          (unsigned long long)(t1 > t0 ? t1 : t0),
           (unsigned long long)(own1 > own0 ? own1 - own0 : 0), where);
 }
 

@@ -40,6 +40,14 @@ void lz_dup_core_slice(unsigned cap, uint32_t tid, uint64_t t0, uint64_t a0, uin
 /* Thread tid on cap starts evaluating the thunk at obj (its id, or 0; its info table). */
 void lz_dup_core_enter(unsigned cap, uint32_t tid, uintptr_t obj, uint64_t id, const LzInfo *info,
                        uint64_t alloc);
+/* Thread tid did not start evaluating obj after all (the replay's claim gate sent it to
+ * look at the thunk again: another thread had claimed or updated it). */
+void lz_dup_core_unenter(uint32_t tid, uintptr_t obj);
+/* At exit: every evaluation still running whose thunk another thread has updated
+ * (updated(obj)) is duplicate work cut off by the exit, its time up to its thread's last
+ * slice (lazy blackholing: the spark thread of `x `par` (x `pseq` ...)` still evaluating x
+ * when the main thread, done with it, exits). */
+void lz_dup_core_cut_off(bool (*updated)(uintptr_t obj));
 /* Thread tid on cap runs the spark `spark` whose closure is obj. */
 void lz_dup_core_spark(unsigned cap, uint32_t tid, uintptr_t obj, uint64_t spark, uint64_t id,
                        const LzInfo *info, uint64_t alloc);
@@ -74,8 +82,10 @@ void lz_dup_finish(void);
 void lz_dup_slice(LzCap *cap, const void *t, uint64_t t0, uint64_t t1, uint64_t a1, bool has_end);
 /* replay_sched.c: cap's spark thread t runs the spark `id` (closure). */
 void lz_dup_spark_run(LzCap *cap, const void *t, LzWord closure, uint64_t id);
-/* replay_sched.c lz_replay_claim_gate: the running thread enters the thunk. */
+/* replay_sched.c lz_replay_claim_gate: the running thread enters the thunk; unenter: the
+ * gate sent it to look at the thunk again. */
 void lz_dup_enter(LzCap *cap, LzWord thunk);
+void lz_dup_unenter(LzCap *cap, LzWord thunk);
 /* glue.c, the update frame: after the replay's waits (nothing changed yet), and after the
  * update. */
 void lz_dup_update(LzCap *cap, LzWord *thunk);

@@ -86,6 +86,10 @@ void lz_dup_enter(LzCap *cap, LzWord thunk) {
                     info->type == LZ_THUNK ? info : NULL, cap->alloc_bytes);
 }
 
+void lz_dup_unenter(LzCap *cap, LzWord thunk) {
+  lz_dup_core_unenter(tid_of(cap->tso), HIDE(LZ_UNTAG(thunk)));
+}
+
 LZ_FN(lz_dup_watched_entry);
 static const LzInfo watched_ind_info = {lz_dup_watched_entry,           LZ_IND, 0, 0, 0, 0,
                                         "IND (watched by --dup-report)"};
@@ -119,9 +123,21 @@ LZ_FN(lz_dup_watched_entry) {
   LZ_RETURN();
 }
 
+extern char __data_start[], _end[]; /* the executable's data: CAFs */
+
+/* At exit, for lz_dup_core_cut_off: has the thunk been updated? A pending entry's object
+ * is alive while its thread evaluates it; the info word is compared, never followed, so
+ * that an address the collector reused cannot mislead the check into a crash. */
+static bool updated_now(uintptr_t hidden) {
+  LzWord *x = (LzWord *)HIDE(hidden);
+  if (!GC_is_heap_ptr(x) && !((char *)x >= __data_start && (char *)x < _end)) return false;
+  return x[0] == (LzWord)&lz_ind_info || x[0] == (LzWord)&watched_ind_info;
+}
+
 void lz_dup_finish(void) {
   if (!lz_dup_on) return;
   lz_dup_on = false;
+  lz_dup_core_cut_off(updated_now);
   uint64_t *alloc = calloc(lz_ncaps ? lz_ncaps : 1, sizeof *alloc);
   for (unsigned c = 0; alloc && c < lz_ncaps; c++)
     alloc[c] = lz_caps[c]->alloc_bytes;

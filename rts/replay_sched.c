@@ -1528,8 +1528,7 @@ static int lazy_gate(LzCap *cap, LzWord *x, uint64_t id) {
   return 0;
 }
 
-int lz_replay_claim_gate(LzCap *cap, LzWord thunk) {
-  if (lz_dup_on) lz_dup_enter(cap, thunk); /* --dup-report: who enters what (replay_dup.h) */
+static int claim_gate(LzCap *cap, LzWord thunk) {
   LzWord *x = LZ_UNTAG(thunk);
   LzWord id = lz_replay_thunk_id(x);
   if (!id) return 1;
@@ -1552,6 +1551,14 @@ int lz_replay_claim_gate(LzCap *cap, LzWord thunk) {
         who, (unsigned long long)cap->alloc_bytes);
   wait_until(cap, claimed_meanwhile, &w, "a thunk another capability claims");
   return 0;
+}
+
+int lz_replay_claim_gate(LzCap *cap, LzWord thunk) {
+  if (!lz_dup_on) return claim_gate(cap, thunk);
+  lz_dup_enter(cap, thunk); /* --dup-report: who evaluates what (replay_dup.h) */
+  int ok = claim_gate(cap, thunk);
+  if (!ok) lz_dup_unenter(cap, thunk);
+  return ok;
 }
 
 #endif

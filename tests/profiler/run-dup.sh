@@ -11,7 +11,7 @@
 # 2. dupused.lz: every spark's value is used: "no duplicate work".
 # 3. duplazy.lz with lazy blackholing (+RTS $LZ_LAZY_FLAG, default --lazy-blackholing) at
 #    -N2: a spark thread and the main thread both evaluate `shared` (line 13): the report
-#    names that line with two evaluations. Skipped, with a message, while the runtime does
+#    names that line with two evaluations (one of them usually cut off by the exit). Skipped, with a message, while the runtime does
 #    not know the flag.
 # 4. Bad input: a binary built without -replay, a log of another binary, a truncated log,
 #    a plain event log, a missing log: a clear message and exit status 1.

@@ -3,6 +3,7 @@
  * hooks would (Note [Duplicate work] in docs/notes/lzprof.md). */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -152,6 +153,37 @@ static void test_reused_address(void **state) {
   assert_int_equal(s, 1);
 }
 
+static bool updated_1000(uintptr_t obj) { return obj == 0x1000; }
+
+/* The main thread updates a thunk and the program exits while the spark thread still
+ * evaluates it: a duplicate cut off at exit, timed to the end of the spark thread's last
+ * slice. A thread the claim gate turned away (unenter) evaluated nothing. */
+static void test_cut_off_at_exit(void **state) {
+  (void)state;
+  lz_dup_core_reset(2, 1000);
+  lz_dup_core_slice(0, 1, 100, 0, 200, 1000, true);
+  lz_dup_core_slice(1, 2, 100, 0, 300, 2000, false); /* cut off by the exit: ends at 1000 */
+  lz_dup_core_slice(1, 3, 100, 0, 300, 2000, true);
+  lz_dup_core_enter(0, 1, 0x1000, 42, &shared_info, 0);
+  lz_dup_core_enter(1, 2, 0x1000, 42, &shared_info, 0);
+  lz_dup_core_enter(1, 3, 0x1000, 42, &shared_info, 0); /* turned away by the gate */
+  lz_dup_core_unenter(3, 0x1000);
+  lz_dup_core_enter(1, 2, 0x2000, 43, &other_info, 0); /* its own, not updated: no waste */
+  assert_false(lz_dup_core_update(0, 1, 0x1000, false, false, 1000));
+  lz_dup_core_cut_off(updated_1000);
+  size_t d, s;
+  lz_dup_core_counts(&d, &s);
+  assert_int_equal(d, 1);
+  static char buf[8192];
+  FILE *f = fmemopen(buf, sizeof buf, "w");
+  uint64_t alloc[2] = {1000, 1000};
+  assert_int_equal(lz_dup_core_write(f, "t", alloc), 0);
+  fclose(f);
+  assert_non_null(strstr(buf, "cutoff\tT42\t-\t1\t2\t100\t1000\t900\tMain.shared t.lz:3:5-9\n"));
+  assert_null(strstr(buf, "\t3\t"));
+  assert_non_null(strstr(buf, "end\t1\t0\n"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_duplicate),
@@ -162,6 +194,7 @@ int main(void) {
       cmocka_unit_test(test_spark_waited_for),
       cmocka_unit_test(test_spark_entered_by_other),
       cmocka_unit_test(test_reused_address),
+      cmocka_unit_test(test_cut_off_at_exit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
