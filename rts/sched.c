@@ -49,9 +49,9 @@ struct LzSched {
   LzStopWhy why;   /* why the last thread returned */
   jmp_buf died;    /* a spark thread that raised an error ends here */
   pthread_cond_t wake;
-  bool sleeping;   /* under idle_lock */
-  _Atomic int parked;  /* stopped for good (shutdown waits for every other one) */
-  _Atomic int busy;    /* running a thread: its queued threads may be taken by the idle */
+  bool sleeping;      /* under idle_lock */
+  _Atomic int parked; /* stopped for good (shutdown waits for every other one) */
+  _Atomic int busy;   /* running a thread: its queued threads may be taken by the idle */
 };
 
 static LzSparkPool **pools;
@@ -78,14 +78,12 @@ static void rq_push(LzCap *cap, LzThread *t) {
 
 static LzThread *rq_pop(LzCap *cap) {
   struct LzSched *s = S(cap);
-  if (atomic_load_explicit(&s->rq_len, memory_order_relaxed) == 0)
-    return NULL;
+  if (atomic_load_explicit(&s->rq_len, memory_order_relaxed) == 0) return NULL;
   pthread_mutex_lock(&s->lock);
   LzThread *t = s->rq_head;
   if (t) {
     s->rq_head = t->link;
-    if (!s->rq_head)
-      s->rq_tail = NULL;
+    if (!s->rq_head) s->rq_tail = NULL;
     t->link = NULL;
     atomic_fetch_sub(&s->rq_len, 1);
   }
@@ -97,8 +95,7 @@ static LzThread *rq_pop(LzCap *cap) {
 
 static bool work_visible(LzCap *cap) {
   for (unsigned i = 0; i < lz_ncaps; i++)
-    if (atomic_load(&S(lz_caps[i])->rq_len) > 0 || lz_spark_pool_size(pools[i]) > 0)
-      return true;
+    if (atomic_load(&S(lz_caps[i])->rq_len) > 0 || lz_spark_pool_size(pools[i]) > 0) return true;
   (void)cap;
   return atomic_load(&shutting_down) != 0;
 }
@@ -107,15 +104,12 @@ static bool work_visible(LzCap *cap) {
  * sleeping capability. */
 static void notify(LzCap *prefer) {
   atomic_thread_fence(memory_order_seq_cst);
-  if (atomic_load(&n_sleeping) == 0)
-    return;
+  if (atomic_load(&n_sleeping) == 0) return;
   pthread_mutex_lock(&idle_lock);
   struct LzSched *target = prefer && S(prefer)->sleeping ? S(prefer) : NULL;
   for (unsigned i = 0; !target && i < lz_ncaps; i++)
-    if (S(lz_caps[i])->sleeping)
-      target = S(lz_caps[i]);
-  if (target)
-    pthread_cond_signal(&target->wake);
+    if (S(lz_caps[i])->sleeping) target = S(lz_caps[i]);
+  if (target) pthread_cond_signal(&target->wake);
   pthread_mutex_unlock(&idle_lock);
 }
 
@@ -211,8 +205,7 @@ static LzThread *rq_take(LzCap *cap, uint32_t id) {
       prev->link = t->link;
     else
       s->rq_head = t->link;
-    if (s->rq_tail == t)
-      s->rq_tail = prev;
+    if (s->rq_tail == t) s->rq_tail = prev;
     t->link = NULL;
     atomic_fetch_sub(&s->rq_len, 1);
   }
@@ -230,11 +223,9 @@ static LzThread *find_work(LzCap *cap) {
   }
 #endif
   for (unsigned spins = 0;; spins++) {
-    if (atomic_load(&shutting_down))
-      park_forever(cap);
+    if (atomic_load(&shutting_down)) park_forever(cap);
     LzThread *t = rq_pop(cap);
-    if (t)
-      return t;
+    if (t) return t;
     LzSpark sp;
     uint32_t from;
     prune_after_gc(cap);
@@ -245,8 +236,7 @@ static LzThread *find_work(LzCap *cap) {
       return t;
     }
     t = steal_thread(cap);
-    if (t)
-      return t;
+    if (t) return t;
     if (spins < 200) {
       sched_yield();
       continue;
@@ -266,8 +256,7 @@ void lz_sched_stopping(LzCap *cap, LzThread *t, LzStopWhy why, uint16_t ev_statu
 
 bool lz_sched_yield_wanted(LzCap *cap) {
 #if LZ_REPLAY
-  if (lz_replaying)
-    return lz_replay_yield_wanted(cap);
+  if (lz_replaying) return lz_replay_yield_wanted(cap);
 #endif
   /* lazy blackholing: a lone thread stops too at each tick, to blackhole its thunks
    * (Note [Lazy blackholing]) */
@@ -313,18 +302,12 @@ static void run(LzCap *cap, LzThread *volatile t) {
   switch (s->why) {
   case LZ_STOP_FINISHED:
   case LZ_STOP_DIED:
-    if (s->why == LZ_STOP_FINISHED)
-      lz_ev_stop_thread(cap->rest->ev, t->id, LZ_EV_STOP_FINISHED, 0);
-    if (t->kind == LZ_THREAD_MAIN)
-      lz_exit(0);
-    if (!s->spare)
-      s->spare = t;
+    if (s->why == LZ_STOP_FINISHED) lz_ev_stop_thread(cap->rest->ev, t->id, LZ_EV_STOP_FINISHED, 0);
+    if (t->kind == LZ_THREAD_MAIN) lz_exit(0);
+    if (!s->spare) s->spare = t;
     break;
-  case LZ_STOP_YIELD:
-    rq_push(cap, t);
-    break;
-  case LZ_STOP_BLOCKED: /* the thread belongs to the wait list now: do not touch it */
-    break;
+  case LZ_STOP_YIELD: rq_push(cap, t); break;
+  case LZ_STOP_BLOCKED: /* the thread belongs to the wait list now: do not touch it */ break;
   }
 }
 
@@ -357,8 +340,7 @@ LzWord lz_prim_spark(LzCap *cap, LzWord box) {
   LzWord x = LZ_UNTAG(box)[1];
 #if LZ_REPLAY
   if (lz_replaying) { /* only sparks the recording takes: Note [Replay] */
-    if (lz_replay_spark_new(cap, pools[cap->cap_no], x))
-      notify(NULL);
+    if (lz_replay_spark_new(cap, pools[cap->cap_no], x)) notify(NULL);
     return 0;
   }
 #endif
@@ -369,10 +351,8 @@ LzWord lz_prim_spark(LzCap *cap, LzWord box) {
   uint32_t site = eb ? lz_spark_site(eb, x) : 0;
   LzSparkId id;
   LzSparkFate fate = lz_spark_new(pools[cap->cap_no], x, &id);
-  if (eb)
-    lz_spark_site_post(eb, id, site);
-  if (fate == LZ_SPARK_CREATED)
-    notify(NULL);
+  if (eb) lz_spark_site_post(eb, id, site);
+  if (fate == LZ_SPARK_CREATED) notify(NULL);
   return 0;
 }
 
@@ -396,8 +376,7 @@ static void spark_event(uint32_t capno, LzSparkEvent ev, LzSparkId id, uint32_t 
 extern char __data_start[], _end[];
 
 static bool plausible_closure(LzWord p) {
-  if (p == 0 || (p & 7) != 0)
-    return false;
+  if (p == 0 || (p & 7) != 0) return false;
   return GC_is_heap_ptr((void *)p) || ((char *)p >= __data_start && (char *)p < _end);
 }
 
@@ -405,20 +384,21 @@ _Noreturn void lz_sched_raise_in_spark(LzCap *cap, LzWord msg) {
   LzThread *t = cap->tso;
   LzWord *top = t->stack + t->stack_words;
   for (LzWord *p = t->stack; p + 1 < top; p++) {
-    if (p[0] != (LzWord)&lz_update_frame_info || !plausible_closure(p[1]))
-      continue;
+    if (p[0] != (LzWord)&lz_update_frame_info || !plausible_closure(p[1])) continue;
     LzWord *thunk = (LzWord *)p[1];
     LzWord info = __atomic_load_n(&thunk[0], __ATOMIC_ACQUIRE), old;
     if (info != (LzWord)&lz_blackhole_info && info != (LzWord)&lz_blackhole_waited_info &&
         !(cap->lazy_bh && ((const LzInfo *)info)->type == LZ_THUNK))
       continue;
+#if LZ_REPLAY
+    if (lz_replaying) /* like an update: the recorded blockers block on it first */
+      lz_replay_before_update(cap, thunk);
+#endif
     /* lazy blackholing: another thread may be updating it (Note [Lazy blackholing]) */
-    if (!lz_thunk_lock(thunk, &old))
-      continue;
+    if (!lz_thunk_lock(thunk, &old)) continue;
     thunk[1] = msg;
     __atomic_store_n(&thunk[0], (LzWord)&lz_raise_info, __ATOMIC_RELEASE);
-    if (old == (LzWord)&lz_blackhole_waited_info)
-      lz_blackhole_wake(cap, thunk);
+    if (old == (LzWord)&lz_blackhole_waited_info) lz_blackhole_wake(cap, thunk);
   }
   lz_ev_stop_thread(cap->rest->ev, t->id, LZ_EV_STOP_FINISHED, 0);
   longjmp(S(cap)->died, 1);
@@ -428,27 +408,23 @@ _Noreturn void lz_sched_raise_in_spark(LzCap *cap, LzWord msg) {
 
 static LzCap *new_cap(unsigned no) {
   LzCap *cap = no == 0 ? lz_main_cap : GC_MALLOC_UNCOLLECTABLE(sizeof(LzCap));
-  if (!cap)
-    lz_heap_exhausted();
+  if (!cap) lz_heap_exhausted();
   if (no != 0) {
     memset(cap, 0, sizeof *cap);
     cap->rest = GC_MALLOC_UNCOLLECTABLE(sizeof(struct LzCapPriv));
-    if (!cap->rest)
-      lz_heap_exhausted();
+    if (!cap->rest) lz_heap_exhausted();
     memset(cap->rest, 0, sizeof *cap->rest);
   }
   cap->cap_no = no;
   cap->lazy_bh = lz_flags.lazy_bh;
   struct LzSched *s = GC_MALLOC_UNCOLLECTABLE(sizeof(struct LzSched));
-  if (!s)
-    lz_heap_exhausted();
+  if (!s) lz_heap_exhausted();
   memset(s, 0, sizeof *s);
   pthread_mutex_init(&s->lock, NULL);
   pthread_cond_init(&s->wake, NULL);
   cap->rest->sched = s;
   pools[no] = lz_spark_pool_new(no, lz_flags.spark_pool);
-  if (!pools[no])
-    lz_heap_exhausted();
+  if (!pools[no]) lz_heap_exhausted();
   return cap;
 }
 
@@ -461,15 +437,13 @@ void lz_sched_init(void) {
   lz_ncaps = n;
   lz_caps = GC_MALLOC_UNCOLLECTABLE(n * sizeof(LzCap *));
   pools = GC_MALLOC_UNCOLLECTABLE(n * sizeof(LzSparkPool *));
-  if (!lz_caps || !pools)
-    lz_heap_exhausted();
+  if (!lz_caps || !pools) lz_heap_exhausted();
   for (unsigned i = 0; i < n; i++)
     lz_caps[i] = new_cap(i);
 }
 
 _Noreturn void lz_sched_main(LzCap *cap0, LzWord *main_closure) {
-  if (lz_eventlog_is_open() && lz_ev_on(LZ_EVC_SPARKS_FULL))
-    lz_spark_hook = spark_event;
+  if (lz_eventlog_is_open() && lz_ev_on(LZ_EVC_SPARKS_FULL)) lz_spark_hook = spark_event;
   LzThread *main_thread = cap0->tso;
   main_thread->kind = LZ_THREAD_MAIN;
   main_thread->next = lz_apply_1; /* main realWorld# */
@@ -481,19 +455,16 @@ _Noreturn void lz_sched_main(LzCap *cap0, LzWord *main_closure) {
   for (unsigned i = 1; i < lz_ncaps; i++)
     if (pthread_create(&tid, NULL, cap_main, lz_caps[i]) != 0)
       lz_die(1, "cannot start the OS thread of capability %u", i);
-  if (pthread_create(&tid, NULL, timer_main, NULL) != 0)
-    lz_die(1, "cannot start the timer thread");
+  if (pthread_create(&tid, NULL, timer_main, NULL) != 0) lz_die(1, "cannot start the timer thread");
   cap_main(cap0);
   lz_exit(0);
 }
 
 void lz_sched_stop_others(void) {
-  if (!lz_caps || atomic_exchange(&shutting_down, 1))
-    return;
+  if (!lz_caps || atomic_exchange(&shutting_down, 1)) return;
 #if LZ_REPLAY
   lz_replay_exiting(); /* replay: the others finish their recorded events, then wait */
-  if (lz_replaying)
-    return;
+  if (lz_replaying) return;
 #endif
   for (unsigned i = 0; i < lz_ncaps; i++)
     __atomic_store_n(&lz_caps[i]->yield, 1, __ATOMIC_RELAXED);
@@ -505,10 +476,8 @@ void lz_sched_stop_others(void) {
   for (int ms = 0; ms < 1000; ms++) {
     bool all = true;
     for (unsigned i = 0; i < lz_ncaps; i++)
-      if (lz_caps[i] != self && !atomic_load(&S(lz_caps[i])->parked))
-        all = false;
-    if (all)
-      break;
+      if (lz_caps[i] != self && !atomic_load(&S(lz_caps[i])->parked)) all = false;
+    if (all) break;
     struct timespec d = {0, 1000000};
     nanosleep(&d, NULL);
   }
