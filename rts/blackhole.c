@@ -164,17 +164,13 @@ bool lz_thunk_lock(LzWord *thunk, LzWord *old) {
   }
 }
 
-extern char __data_start[], _end[];
-
 void lz_lazy_blackhole_stack(LzCap *cap, LzThread *t, LzWord *sp) {
   LzWord *top = t->stack + t->stack_words;
   for (LzWord *p = sp; p + 1 < top; p++) {
     if (p[0] != (LzWord)&lz_update_frame_info)
       continue;
     LzWord x = p[1];
-    if (x == 0 || (x & 7) != 0 ||
-        !(GC_is_heap_ptr((void *)x) || ((char *)x >= __data_start && (char *)x < _end)))
-      continue;
+    if (!lz_plausible_closure(x)) continue;
     LzWord *thunk = (LzWord *)x;
     LzWord info = __atomic_load_n(&thunk[0], __ATOMIC_ACQUIRE);
     /* an unclaimed thunk: its own info table (not a raise thunk, whose spare word holds

@@ -52,6 +52,13 @@ static void GC_CALLBACK mark_free_lists(void) {
   if (next_push) next_push(); /* Boehm's own: the thread stacks */
 }
 
+extern char __data_start[], _end[]; /* the executable's data: CAFs */
+
+bool lz_plausible_closure(LzWord p) {
+  if (p == 0 || (p & 7) != 0) return false;
+  return GC_is_heap_ptr((void *)p) || ((char *)p >= __data_start && (char *)p < _end);
+}
+
 static void *oom_handler(size_t bytes) {
   (void)bytes;
   lz_heap_exhausted();

@@ -123,14 +123,12 @@ LZ_FN(lz_dup_watched_entry) {
   LZ_RETURN();
 }
 
-extern char __data_start[], _end[]; /* the executable's data: CAFs */
-
 /* At exit, for lz_dup_core_cut_off: has the thunk been updated? A pending entry's object
  * is alive while its thread evaluates it; the info word is compared, never followed, so
  * that an address the collector reused cannot mislead the check into a crash. */
 static bool updated_now(uintptr_t hidden) {
   LzWord *x = (LzWord *)HIDE(hidden);
-  if (!GC_is_heap_ptr(x) && !((char *)x >= __data_start && (char *)x < _end)) return false;
+  if (!lz_plausible_closure((LzWord)x)) return false;
   return x[0] == (LzWord)&lz_ind_info || x[0] == (LzWord)&watched_ind_info;
 }
 

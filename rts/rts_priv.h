@@ -159,6 +159,9 @@ uint32_t lz_char_value(LzWord c);      /* the Char# of an evaluated C# box */
 char *lz_string_utf8(LzWord list, long n, bool modified, size_t *len);
 size_t lz_utf8_encode(uint32_t c, unsigned char *out, bool modified); /* 1..4 bytes */
 char *lz_gc_strdup(const char *s);     /* atomic GC copy (an Addr# result) */
+/* Could p be a closure? Non-zero, 8-aligned, in Boehm's heap or the executable's data (a
+ * CAF). For conservative stack walks and checks of addresses that may be stale. */
+bool lz_plausible_closure(LzWord p);
 size_t lz_show_double(double x, char *buf);
 double lz_int_encode_double(int64_t m, int64_t e); /* GHC's __int_encodeDouble */ /* GHC's show; buf >= 64 bytes; returns length */
 

@@ -373,18 +373,11 @@ static void spark_event(uint32_t capno, LzSparkEvent ev, LzSparkId id, uint32_t 
 
 /* ---- errors in spark threads ------------------------------------------------------------- */
 
-extern char __data_start[], _end[];
-
-static bool plausible_closure(LzWord p) {
-  if (p == 0 || (p & 7) != 0) return false;
-  return GC_is_heap_ptr((void *)p) || ((char *)p >= __data_start && (char *)p < _end);
-}
-
 _Noreturn void lz_sched_raise_in_spark(LzCap *cap, LzWord msg) {
   LzThread *t = cap->tso;
   LzWord *top = t->stack + t->stack_words;
   for (LzWord *p = t->stack; p + 1 < top; p++) {
-    if (p[0] != (LzWord)&lz_update_frame_info || !plausible_closure(p[1])) continue;
+    if (p[0] != (LzWord)&lz_update_frame_info || !lz_plausible_closure(p[1])) continue;
     LzWord *thunk = (LzWord *)p[1];
     LzWord info = __atomic_load_n(&thunk[0], __ATOMIC_ACQUIRE), old;
     if (info != (LzWord)&lz_blackhole_info && info != (LzWord)&lz_blackhole_waited_info &&
