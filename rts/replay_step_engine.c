@@ -130,12 +130,16 @@ static uint32_t closure_srcloc(LzWord closure) {
 }
 
 /* Every claim's source, in a direct-mapped cache (later claims overwrite): what `where`
- * shows for the update frames of thunks no event names. */
+ * shows for the update frames of thunks no event names. It is 1 MiB and holds no heap
+ * pointers, so it is calloc'd when stepping starts: as a static array it sat in .bss of
+ * every -replay binary, and Boehm scanned (and faulted in) all of it at each collection,
+ * 3 ms at start-up alone. */
 #define RECENT_BITS 16
-static struct {
+typedef struct {
   uint64_t id;
   uint32_t srcloc;
-} recent[1u << RECENT_BITS];
+} RecentClaim;
+static RecentClaim *recent;
 
 static size_t recent_slot(uint64_t id) {
   return (size_t)((id * 0x9E3779B97F4A7C15ull) >> (64 - RECENT_BITS));
@@ -143,10 +147,11 @@ static size_t recent_slot(uint64_t id) {
 
 static uint32_t recent_srcloc(uint64_t id) {
   size_t i = recent_slot(id);
-  return recent[i].id == id ? recent[i].srcloc : 0;
+  return recent && recent[i].id == id ? recent[i].srcloc : 0;
 }
 
 void lz_step_claiming(LzCap *cap, LzWord *x, LzWord id) {
+  if (!recent && !(recent = calloc(1u << RECENT_BITS, sizeof *recent))) lz_heap_exhausted();
   size_t i = recent_slot(id);
   recent[i].id = id, recent[i].srcloc = closure_srcloc((LzWord)x);
   if (!name_slot(&wanted, id, false)) return;

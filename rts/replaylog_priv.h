@@ -19,7 +19,7 @@
 #define RPL_OFF_HASH    16        /* 32 bytes */
 #define RPL_OFF_NCAPS   48        /* u32le */
 #define RPL_FIXED_BYTES 52        /* then the records (tag u16le, len u32le, bytes) */
-#define RPL_RECORDS_LVL 19        /*   as one zstd frame of this level (version 3) */
+#define RPL_RECORDS_LVL 5         /*   as one zstd frame of this level (version 3) */
 #define RPL_MAX_HEADER  ((uint32_t)64 << 20)
 enum { RPL_TAG_EXE_PATH = 1, RPL_TAG_ARGS = 2, RPL_TAG_RTS_OPTS = 3, RPL_TAG_ENV = 4 };
 
