@@ -141,7 +141,7 @@ void lz_replay_updating(LzCap *cap, LzWord *thunk, LzWord spare);
 /* blackhole.c, replay, lazy blackholing: a stopping thread is about to blackhole `thunk`;
  * waits for the other capabilities' recorded entries of it. */
 void lz_replay_lazy_blackholing(LzCap *cap, LzWord *thunk);
-bool lz_rpl_lazy_won(LzCap *cap); /* replay_sched.c: post RPL_WON for this update? (once) */
+bool lz_rpl_lazy_won(LzCap *cap); /* replay_lazybh.c: post RPL_WON for this update? (once) */
 
 /* glue.c, lz_yield_enter/_return, both modes: the running thread is about to stop at the heap
  * check of the code of `info` with `depth` stack words in use. Record: posts RPL_YIELD,
@@ -155,7 +155,7 @@ bool lz_replay_yield_point(LzCap *cap, const void *info, const LzWord *thunk, si
  * stop here? (Another capability updated, earlier than in the recording, the thunk at
  * whose entry heap check the recording stopped.) Then the caller jumps to lz_yield_enter. */
 bool lz_rpl_stop_at_ind(LzCap *cap, const LzWord *sp);
-/* replay_sched.c, for it: is this the recorded stop? If so, *code is what to post. */
+/* replay_slice.c, for it: is this the recorded stop? If so, *code is what to post. */
 bool lz_rpl_yield_here(LzCap *cap, uint64_t *code, uint32_t depth, const LzWord *thunk);
 /* After lz_rpl_yield_here said no: the code the thread goes on with does not begin with
  * the heap check it said no at (an IND's entry), so the next check is not to be passed. */
@@ -181,14 +181,15 @@ void lz_replay_before_update(LzCap *cap, LzWord *thunk);
 /* io.c: read(2) of a handle (record: logs stdin bytes; replay: serves them). */
 long lz_replay_io_read(int fd, void *buf, size_t n);
 
-/* Shared by replay.c and replay_sched.c. */
+/* Shared by replay.c and the replay scheduler (replay_sched*.c, replay_slice.c). */
 void lz_replay_spark_hook(uint32_t cap, LzSparkEvent ev, LzSparkId id, uint32_t victim);
 void lz_replay_post_spark(LzCap *cap, LzSparkId id, LzSparkEvent kind, uint32_t pool);
 void lz_replay_post_slice(LzCap *cap, uint32_t tid, LzStopWhy why, uint64_t alloc);
 extern const LzEvType lz_rpl_types[];
 extern const size_t lz_rpl_ntypes;
 
-/* replay_sched.c, for replay.c. */
+/* The replay scheduler, for replay.c: loading (replay_sched_load.c), comparing
+ * (replay_compare.c), the scheduler (replay_sched.c). */
 void lz_rpl_load(const char *path); /* open, check, read every event */
 const struct LzReplayHeader *lz_rpl_header(void);
 bool lz_rpl_open_compare_log(int argc, char **argv);

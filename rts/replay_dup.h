@@ -82,7 +82,7 @@ void lz_dup_finish(void);
 void lz_dup_slice(LzCap *cap, const void *t, uint64_t t0, uint64_t t1, uint64_t a1, bool has_end);
 /* replay_sched.c: cap's spark thread t runs the spark `id` (closure). */
 void lz_dup_spark_run(LzCap *cap, const void *t, LzWord closure, uint64_t id);
-/* replay_sched.c lz_replay_claim_gate: the running thread enters the thunk; unenter: the
+/* replay_slice.c lz_replay_claim_gate: the running thread enters the thunk; unenter: the
  * gate sent it to look at the thunk again. */
 void lz_dup_enter(LzCap *cap, LzWord thunk);
 void lz_dup_unenter(LzCap *cap, LzWord thunk);

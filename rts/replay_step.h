@@ -33,7 +33,7 @@ void lz_step_start(void);
 extern bool lz_step_on;
 /* eventlog.h lz_ev_begin: an event of `type` is about to be posted on eb's capability. */
 void lz_step_event(LzEvBuf *eb, uint16_t type);
-/* replay_sched.c: the capability is about to claim thunk x (id its thunk id). */
+/* replay_slice.c, replay_lazybh.c: the capability is about to claim thunk x (id its thunk id). */
 void lz_step_claiming(LzCap *cap, LzWord *x, LzWord id);
 /* replay_sched.c: a spark was pushed. */
 void lz_step_spark_pushed(LzCap *cap, LzWord closure, LzSparkId id);
