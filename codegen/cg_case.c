@@ -44,51 +44,51 @@ static void live_bind(Live *l, StgVar *v) {
 static void live_expr(Live *l, StgExpr *e) {
   for (;;) {
     switch (e->kind) {
-    case SE_ATOM:
-      live_atoms(l, &e->atom, 1);
-      return;
+    case SE_ATOM: live_atoms(l, &e->atom, 1); return;
     case SE_APP:
       if (e->fn->lne) {
         StgRhs *j = e->fn->rhs;
         if (j)
-          for (int i = 0; i < j->nfvs; i++) live_use(l, j->fvs[i]);
+          for (int i = 0; i < j->nfvs; i++)
+            live_use(l, j->fvs[i]);
       } else {
         live_use(l, e->fn);
       }
       live_atoms(l, e->args, e->nargs);
       return;
     case SE_CON:
-    case SE_PRIMOP:
-      live_atoms(l, e->args, e->nargs);
-      return;
+    case SE_PRIMOP: live_atoms(l, e->args, e->nargs); return;
     case SE_CASE:
       live_expr(l, e->scrut);
       live_bind(l, e->binder);
       for (int i = 0; i < e->nalts; i++) {
         StgAlt *a = &e->alts[i];
         if (a->kind == STG_ALT_CON)
-          for (int k = 0; k < a->con->arity; k++) live_bind(l, a->vars[k]);
+          for (int k = 0; k < a->con->arity; k++)
+            live_bind(l, a->vars[k]);
       }
-      for (int i = 0; i < e->nalts - 1; i++) live_expr(l, e->alts[i].rhs);
+      for (int i = 0; i < e->nalts - 1; i++)
+        live_expr(l, e->alts[i].rhs);
       if (e->nalts == 0) return;
       e = e->alts[e->nalts - 1].rhs;
       continue;
     case SE_LET:
-      for (int i = 0; i < e->nbinds; i++) live_bind(l, e->binds[i].var);
+      for (int i = 0; i < e->nbinds; i++)
+        live_bind(l, e->binds[i].var);
       if (!e->lne) {
         for (int i = 0; i < e->nbinds; i++) {
           StgRhs *r = e->binds[i].rhs;
-          if (r->kind == STG_CON) live_atoms(l, r->args, r->nargs);
+          if (r->kind == STG_CON)
+            live_atoms(l, r->args, r->nargs);
           else
-            for (int k = 0; k < r->nfvs; k++) live_use(l, r->fvs[k]);
+            for (int k = 0; k < r->nfvs; k++)
+              live_use(l, r->fvs[k]);
         }
       }
       /* LNE right-hand sides count where they are jumped to (through their fvs) */
       e = e->body;
       continue;
-    case SE_SCC:
-      e = e->body;
-      continue;
+    case SE_SCC: e = e->body; continue;
     }
     return;
   }
@@ -104,12 +104,15 @@ static void compute_live(Cg *cg, StgExpr *kase, CgCont *k) {
   for (int i = 0; i < kase->nalts; i++) {
     StgAlt *a = &kase->alts[i];
     if (a->kind == STG_ALT_CON)
-      for (int j = 0; j < a->con->arity; j++) live_bind(&l, a->vars[j]);
+      for (int j = 0; j < a->con->arity; j++)
+        live_bind(&l, a->vars[j]);
   }
-  for (int i = 0; i < kase->nalts; i++) live_expr(&l, kase->alts[i].rhs);
+  for (int i = 0; i < kase->nalts; i++)
+    live_expr(&l, kase->alts[i].rhs);
   k->nlive = l.vars.len;
   k->live = LZ_NEW_ARRAY(StgVar *, l.vars.len + 1);
-  for (int i = 0; i < l.vars.len; i++) k->live[i] = l.vars.data[i];
+  for (int i = 0; i < l.vars.len; i++)
+    k->live[i] = l.vars.data[i];
 }
 
 /* Size of an expression in nodes, counting at most `limit` (closure bodies excluded: they
@@ -121,7 +124,8 @@ static int expr_size(StgExpr *e, int limit) {
     switch (e->kind) {
     case SE_CASE:
       n += expr_size(e->scrut, limit - n);
-      for (int i = 0; i + 1 < e->nalts && n < limit; i++) n += expr_size(e->alts[i].rhs, limit - n);
+      for (int i = 0; i + 1 < e->nalts && n < limit; i++)
+        n += expr_size(e->alts[i].rhs, limit - n);
       e = e->nalts ? e->alts[e->nalts - 1].rhs : NULL;
       continue;
     case SE_LET:
@@ -131,11 +135,8 @@ static int expr_size(StgExpr *e, int limit) {
           if (e->binds[i].rhs->body) n += expr_size(e->binds[i].rhs->body, limit - n);
       e = e->body;
       continue;
-    case SE_SCC:
-      e = e->body;
-      continue;
-    default:
-      return n;
+    case SE_SCC: e = e->body; continue;
+    default: return n;
     }
   }
   return n;
@@ -162,10 +163,13 @@ static CgCont *cont_for(Cg *cg, StgExpr *e, LLVMValueRef ret) {
     int size = 0;
     for (int i = 0; i < e->nalts && size <= CG_INLINE_ALTS; i++)
       size += expr_size(e->alts[i].rhs, CG_INLINE_ALTS + 1);
-    if (size <= CG_INLINE_ALTS) k->inline_alts = true;
-    else k->fast = cg_new_code_fn(cg, lz_fmt("%s_alts", name));
+    if (size <= CG_INLINE_ALTS)
+      k->inline_alts = true;
+    else
+      k->fast = cg_new_code_fn(cg, lz_fmt("%s_alts", name));
   }
-  k->info = cg_info_table(cg, lz_fmt("%s_info", name), k->fn, LZ_FRAME_RET, 0, 0, k->nlive, NULL, e->span);
+  k->info = cg_info_table(cg, lz_fmt("%s_info", name), k->fn, LZ_FRAME_RET, 0, 0, k->nlive, NULL,
+                          e->span);
   cg_map_put(&cg->conts, e, k);
   CgJob j = {JOB_CONT, NULL, k, cg->top, 0};
   LZ_PUSH(cg->jobs, j);
@@ -191,7 +195,8 @@ void cg_cont_body(Cg *cg, CgCont *k) {
   }
   cg_fn_begin(cg, f, k->fast, true);
   for (int i = 0; i < k->nlive; i++) {
-    LLVMValueRef w = i < 3 ? cg_param(f, 3 + i) : LLVMBuildLoad2(cg->b, cg->t_word, cg_sp_slot(f, i - 3), "");
+    LLVMValueRef w =
+        i < 3 ? cg_param(f, 3 + i) : LLVMBuildLoad2(cg->b, cg->t_word, cg_sp_slot(f, i - 3), "");
     cg_bind(f, k->live[i], cg_from_word(f, w, k->live[i]->rep));
   }
   if (k->nlive > 3) f->sp = cg_sp_slot(f, k->nlive - 3);
@@ -203,14 +208,16 @@ void cg_cont_body(Cg *cg, CgCont *k) {
   cg_fn_begin(cg, f, k->fn, true);
   LLVMValueRef r[3] = {NULL, NULL, NULL};
   int inreg = k->nlive < 3 ? k->nlive : 3;
-  for (int i = 0; i < inreg; i++) r[i] = LLVMBuildLoad2(cg->b, cg->t_word, cg_sp_slot(f, 1 + i), "");
+  for (int i = 0; i < inreg; i++)
+    r[i] = LLVMBuildLoad2(cg->b, cg->t_word, cg_sp_slot(f, 1 + i), "");
   f->sp = cg_sp_slot(f, 1 + inreg);
   cg_tail_call(f, k->fast, cg_param(f, 2), r[0], r[1], r[2]);
   f->allocates = allocates;
   cg_fn_finish(f);
 }
 
-/* ---- alternatives --------------------------------------------------------------------------------- */
+/* ---- alternatives
+ * --------------------------------------------------------------------------------- */
 
 static void bind_fields(CgFn *f, StgAlt *a, LLVMValueRef v) {
   int tag = cg_con_ptr_tag(a->con);
@@ -232,8 +239,10 @@ static void alg_alts(CgFn *f, StgExpr *e, LLVMValueRef v, LLVMValueRef ret) {
   int ncons = e->tycon ? e->tycon->ncons : 0;
   int ncon_alts = e->nalts - (def ? 1 : 0);
   if (ncon_alts == 0) {
-    if (def) cg_expr(f, def->rhs, ret);
-    else LLVMBuildUnreachable(cg->b);
+    if (def)
+      cg_expr(f, def->rhs, ret);
+    else
+      LLVMBuildUnreachable(cg->b);
     return;
   }
   if (ncons <= 1 || (ncon_alts == 1 && !def)) { /* only one possibility */
@@ -264,8 +273,10 @@ static void alg_alts(CgFn *f, StgExpr *e, LLVMValueRef v, LLVMValueRef ret) {
     cg_expr(f, a->rhs, ret);
   }
   LLVMPositionBuilderAtEnd(cg->b, dblk);
-  if (def) cg_expr(f, def->rhs, ret);
-  else LLVMBuildUnreachable(cg->b);
+  if (def)
+    cg_expr(f, def->rhs, ret);
+  else
+    LLVMBuildUnreachable(cg->b);
 }
 
 static void tail_alt(CgFn *f, StgExpr *rhs, void *ret);
@@ -276,15 +287,18 @@ static void prim_alts(CgFn *f, StgExpr *e, LLVMValueRef v, LLVMValueRef ret) {
   int nlit = e->nalts - (def ? 1 : 0);
   if (LLVMTypeOf(v) == cg->t_double) { /* a chain of comparisons */
     for (int i = 0; i < nlit; i++) {
-      LLVMValueRef c = LLVMBuildFCmp(cg->b, LLVMRealOEQ, v, LLVMConstReal(cg->t_double, e->alts[i].lit.d), "");
+      LLVMValueRef c =
+          LLVMBuildFCmp(cg->b, LLVMRealOEQ, v, LLVMConstReal(cg->t_double, e->alts[i].lit.d), "");
       LLVMBasicBlockRef yes = cg_block(f, "lit"), no = cg_block(f, "next");
       LLVMBuildCondBr(cg->b, c, yes, no);
       LLVMPositionBuilderAtEnd(cg->b, yes);
       cg_expr(f, e->alts[i].rhs, ret);
       LLVMPositionBuilderAtEnd(cg->b, no);
     }
-    if (def) cg_expr(f, def->rhs, ret);
-    else LLVMBuildUnreachable(cg->b);
+    if (def)
+      cg_expr(f, def->rhs, ret);
+    else
+      LLVMBuildUnreachable(cg->b);
     return;
   }
   cg_lit_switch(f, e, v, tail_alt, ret);
@@ -307,8 +321,10 @@ void cg_lit_switch(CgFn *f, StgExpr *e, LLVMValueRef v, CgAltFn *alt, void *ctx)
     }
     LLVMPositionBuilderAtEnd(cg->b, dblk);
   }
-  if (def) alt(f, def->rhs, ctx);
-  else LLVMBuildUnreachable(cg->b);
+  if (def)
+    alt(f, def->rhs, ctx);
+  else
+    LLVMBuildUnreachable(cg->b);
 }
 
 void cg_alts(CgFn *f, StgExpr *e, LLVMValueRef v, LLVMValueRef ret) {
@@ -318,20 +334,19 @@ void cg_alts(CgFn *f, StgExpr *e, LLVMValueRef v, LLVMValueRef ret) {
     cg_bind(f, e->binder, v);
   }
   switch (e->alts_type) {
-  case STG_ALTS_ALG:
-    alg_alts(f, e, v, ret);
-    return;
-  case STG_ALTS_PRIM:
-    prim_alts(f, e, v, ret);
-    return;
+  case STG_ALTS_ALG: alg_alts(f, e, v, ret); return;
+  case STG_ALTS_PRIM: prim_alts(f, e, v, ret); return;
   case STG_ALTS_POLY:
-    if (e->nalts > 0) cg_expr(f, e->alts[e->nalts - 1].rhs, ret);
-    else LLVMBuildUnreachable(cg->b);
+    if (e->nalts > 0)
+      cg_expr(f, e->alts[e->nalts - 1].rhs, ret);
+    else
+      LLVMBuildUnreachable(cg->b);
     return;
   }
 }
 
-/* ---- the case expression ------------------------------------------------------------------------- */
+/* ---- the case expression
+ * ------------------------------------------------------------------------- */
 
 void cg_case(CgFn *f, StgExpr *e, LLVMValueRef ret) {
   Cg *cg = f->cg;
@@ -353,7 +368,8 @@ void cg_case(CgFn *f, StgExpr *e, LLVMValueRef ret) {
   CgCont *k = cont_for(cg, e, ret);
   LLVMValueRef *words = LZ_NEW_ARRAY(LLVMValueRef, k->nlive + 1);
   words[0] = cg_const_ptr_word(cg, k->info, 0);
-  for (int i = 0; i < k->nlive; i++) words[i + 1] = cg_lookup(f, k->live[i]);
+  for (int i = 0; i < k->nlive; i++)
+    words[i + 1] = cg_lookup(f, k->live[i]);
   if (s->kind == SE_ATOM && !s->atom.var->global) {
     /* tagged, or an indirection to a value (an updated thunk): the alternatives in
      * place, or a jump to them with the live values in registers (the 4th and later on
@@ -367,7 +383,8 @@ void cg_case(CgFn *f, StgExpr *e, LLVMValueRef ret) {
     LLVMValueRef sp = f->sp;
     LLVMPositionBuilderAtEnd(cg->b, untagged);
     LLVMValueRef info = cg_load(f, v0, 0);
-    LLVMValueRef is_ind = LLVMBuildICmp(cg->b, LLVMIntEQ, info, cg_const_ptr_word(cg, cg->rt_ind_info, 0), "");
+    LLVMValueRef is_ind =
+        LLVMBuildICmp(cg->b, LLVMIntEQ, info, cg_const_ptr_word(cg, cg->rt_ind_info, 0), "");
     LLVMBuildCondBr(cg->b, is_ind, ind, untagged2);
     LLVMPositionBuilderAtEnd(cg->b, ind);
     /* -replay, a stop pending: enter the IND, where replay may stop (lz_rpl_stop_at_ind) */

@@ -57,18 +57,20 @@ void cg_fn_finish(CgFn *f) {
   /* the yield path is cold */
   LLVMValueRef w[3] = {LLVMMDStringInContext(cg->ctx, "branch_weights", 14),
                        LLVMConstInt(cg->t_i32, 1, 0), LLVMConstInt(cg->t_i32, 2000, 0)};
-  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "prof", 4), LLVMMDNodeInContext(cg->ctx, w, 3));
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "prof", 4),
+                  LLVMMDNodeInContext(cg->ctx, w, 3));
   LLVMPositionBuilderAtEnd(cg->b, yb);
   LLVMValueRef capp = cg_param(f, 0);
-  LLVMValueRef want = LLVMBuildCall2(cg->b, LLVMGlobalGetValueType(cg->rt_yield_check), cg->rt_yield_check,
-                                     &capp, 1, "want");
+  LLVMValueRef want = LLVMBuildCall2(cg->b, LLVMGlobalGetValueType(cg->rt_yield_check),
+                                     cg->rt_yield_check, &capp, 1, "want");
   LLVMBasicBlockRef stop = LLVMAppendBasicBlockInContext(cg->ctx, f->fn, "stop");
   LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, want, cg_i32(cg, 0), ""), stop, f->start);
   LLVMPositionBuilderAtEnd(cg->b, stop);
   LLVMValueRef args[6];
-  for (int i = 0; i < 6; i++) args[i] = cg_param(f, i);
-  LLVMValueRef call = LLVMBuildCall2(cg->b, cg->t_code,
-                                     f->is_cont ? cg->rt_yield_return : cg->rt_yield_enter, args, 6, "");
+  for (int i = 0; i < 6; i++)
+    args[i] = cg_param(f, i);
+  LLVMValueRef call = LLVMBuildCall2(
+      cg->b, cg->t_code, f->is_cont ? cg->rt_yield_return : cg->rt_yield_enter, args, 6, "");
   LLVMSetTailCall(call, 1);
   LLVMBuildRetVoid(cg->b);
 }
@@ -101,14 +103,10 @@ LLVMValueRef cg_atom(CgFn *f, const StgAtom *a) {
   if (a->kind == SA_VAR) return cg_lookup(f, a->var);
   switch (a->lit.kind) {
   case CL_INT:
-  case CL_CHAR:
-    return cg_word(cg, a->lit.i);
-  case CL_DOUBLE:
-    return LLVMConstReal(cg->t_double, a->lit.d);
-  case CL_STRING:
-    return cg_const_ptr_word(cg, cg_string_global(cg, a->lit.str, a->lit.len), 0);
-  case CL_INTEGER:
-    break;
+  case CL_CHAR: return cg_word(cg, a->lit.i);
+  case CL_DOUBLE: return LLVMConstReal(cg->t_double, a->lit.d);
+  case CL_STRING: return cg_const_ptr_word(cg, cg_string_global(cg, a->lit.str, a->lit.len), 0);
+  case CL_INTEGER: break;
   }
   cg_error(cg, (LzSpan){0}, "code generation: Integer literal in an atom");
   return LLVMGetUndef(cg->t_word);
@@ -166,7 +164,8 @@ void cg_dead_block(CgFn *f) { LLVMPositionBuilderAtEnd(f->cg->b, cg_block(f, "de
 void cg_stack_check(CgFn *f, int need) {
   Cg *cg = f->cg;
   if (need <= 0) return;
-  LLVMValueRef lim = LLVMBuildLoad2(cg->b, cg->t_wordp, cap_field(f, offsetof(LzCap, sp_lim), cg->t_wordp), "splim");
+  LLVMValueRef lim = LLVMBuildLoad2(cg->b, cg->t_wordp,
+                                    cap_field(f, offsetof(LzCap, sp_lim), cg->t_wordp), "splim");
   LLVMValueRef want = cg_sp_slot(f, -need);
   LLVMValueRef c = LLVMBuildICmp(cg->b, LLVMIntULT, LLVMBuildPtrToInt(cg->b, want, cg->t_word, ""),
                                  LLVMBuildPtrToInt(cg->b, lim, cg->t_word, ""), "");
@@ -175,11 +174,12 @@ void cg_stack_check(CgFn *f, int need) {
   LLVMValueRef br = LLVMBuildCondBr(cg->b, c, grow, ok);
   LLVMValueRef w[3] = {LLVMMDStringInContext(cg->ctx, "branch_weights", 14),
                        LLVMConstInt(cg->t_i32, 1, 0), LLVMConstInt(cg->t_i32, 2000, 0)};
-  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "prof", 4), LLVMMDNodeInContext(cg->ctx, w, 3));
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "prof", 4),
+                  LLVMMDNodeInContext(cg->ctx, w, 3));
   LLVMPositionBuilderAtEnd(cg->b, grow);
   LLVMValueRef args[3] = {f->cap, f->sp, cg_word(cg, need)};
-  LLVMValueRef nsp = LLVMBuildCall2(cg->b, LLVMGlobalGetValueType(cg->rt_stack_grow), cg->rt_stack_grow,
-                                    args, 3, "");
+  LLVMValueRef nsp = LLVMBuildCall2(cg->b, LLVMGlobalGetValueType(cg->rt_stack_grow),
+                                    cg->rt_stack_grow, args, 3, "");
   LLVMBuildBr(cg->b, ok);
   LLVMPositionBuilderAtEnd(cg->b, ok);
   LLVMValueRef phi = LLVMBuildPhi(cg->b, cg->t_wordp, "sp");
@@ -193,7 +193,8 @@ void cg_push(CgFn *f, LLVMValueRef *words, int n) {
   if (n <= 0) return;
   cg_stack_check(f, n);
   f->sp = cg_sp_slot(f, -n);
-  for (int i = 0; i < n; i++) LLVMBuildStore(f->cg->b, cg_to_word(f, words[i]), cg_sp_slot(f, i));
+  for (int i = 0; i < n; i++)
+    LLVMBuildStore(f->cg->b, cg_to_word(f, words[i]), cg_sp_slot(f, i));
 }
 
 /* ---- control --------------------------------------------------------------------------------- */
@@ -202,8 +203,12 @@ void cg_tail_call(CgFn *f, LLVMValueRef code, LLVMValueRef r1, LLVMValueRef r2, 
                   LLVMValueRef r4) {
   Cg *cg = f->cg;
   LLVMValueRef u = LLVMGetUndef(cg->t_word);
-  LLVMValueRef args[6] = {f->cap, f->sp, r1 ? cg_to_word(f, r1) : u, r2 ? cg_to_word(f, r2) : u,
-                          r3 ? cg_to_word(f, r3) : u, r4 ? cg_to_word(f, r4) : u};
+  LLVMValueRef args[6] = {f->cap,
+                          f->sp,
+                          r1 ? cg_to_word(f, r1) : u,
+                          r2 ? cg_to_word(f, r2) : u,
+                          r3 ? cg_to_word(f, r3) : u,
+                          r4 ? cg_to_word(f, r4) : u};
   LLVMValueRef call = LLVMBuildCall2(cg->b, cg->t_code, code, args, 6, "");
   LLVMSetTailCall(call, 1);
   LLVMBuildRetVoid(cg->b);
@@ -263,9 +268,11 @@ LLVMValueRef cg_alloc(CgFn *f, int words) {
   LLVMValueRef br = LLVMBuildCondBr(cg->b, isnull, slow, fast);
   LLVMValueRef w[3] = {LLVMMDStringInContext(cg->ctx, "branch_weights", 14),
                        LLVMConstInt(cg->t_i32, 1, 0), LLVMConstInt(cg->t_i32, 200, 0)};
-  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "prof", 4), LLVMMDNodeInContext(cg->ctx, w, 3));
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "prof", 4),
+                  LLVMMDNodeInContext(cg->ctx, w, 3));
   LLVMPositionBuilderAtEnd(cg->b, fast);
-  LLVMValueRef next = LLVMBuildLoad2(cg->b, cg->t_i8p, LLVMBuildBitCast(cg->b, p, LLVMPointerType(cg->t_i8p, 0), ""), "");
+  LLVMValueRef next = LLVMBuildLoad2(
+      cg->b, cg->t_i8p, LLVMBuildBitCast(cg->b, p, LLVMPointerType(cg->t_i8p, 0), ""), "");
   LLVMBuildStore(cg->b, next, slot);
   LLVMBuildBr(cg->b, join);
   LLVMPositionBuilderAtEnd(cg->b, slow);

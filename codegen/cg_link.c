@@ -48,7 +48,8 @@ const char *cg_find_runtime_way(const char *exe_dir, const char *archive, const 
   }
   if (fallback) {
     const char *slash = strrchr(fallback, '/');
-    char *p = slash ? lz_fmt("%.*s/%s", (int)(slash - fallback), fallback, archive) : (char *)archive;
+    char *p =
+        slash ? lz_fmt("%.*s/%s", (int)(slash - fallback), fallback, archive) : (char *)archive;
     if (is_file(p)) return p;
   }
   return NULL;
@@ -71,9 +72,11 @@ bool cg_link_objects(const char *const *objects, int n, const char *output, cons
   }
   const char *argv[20] = {cc};
   int argc = 1;
-  for (int i = 0; i < n; i++) argv[argc++] = objects[i];
+  for (int i = 0; i < n; i++)
+    argv[argc++] = objects[i];
   const char *rest[] = {"-o", output, runtime, "-lgc", "-lgmp", "-lzstd", "-lm", "-lpthread"};
-  for (size_t i = 0; i < sizeof rest / sizeof *rest; i++) argv[argc++] = rest[i];
+  for (size_t i = 0; i < sizeof rest / sizeof *rest; i++)
+    argv[argc++] = rest[i];
   char *extra = getenv("LZC_LINK_FLAGS") ? lz_strdup(getenv("LZC_LINK_FLAGS")) : NULL;
   for (char *w = extra ? strtok(extra, " ") : NULL; w && argc < 19; w = strtok(NULL, " "))
     argv[argc++] = w;
@@ -92,7 +95,8 @@ bool cg_link_objects(const char *const *objects, int n, const char *output, cons
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
   if (err)
-    *err = WIFEXITED(status) ? lz_fmt("linking with ‘%s’ failed (exit status %d)", cc, WEXITSTATUS(status))
-                             : lz_fmt("linking with ‘%s’ was killed", cc);
+    *err = WIFEXITED(status)
+               ? lz_fmt("linking with ‘%s’ failed (exit status %d)", cc, WEXITSTATUS(status))
+               : lz_fmt("linking with ‘%s’ was killed", cc);
   return false;
 }

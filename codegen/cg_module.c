@@ -135,8 +135,10 @@ void cg_init_module(Cg *cg) {
   cg->rt_yield_check = declare_c(cg, "lz_yield_check", cg->t_i32, p3, 1);
   unsigned align = LLVMGetEnumAttributeKindForName("align", 5);
   unsigned nonnull = LLVMGetEnumAttributeKindForName("nonnull", 7);
-  LLVMAddAttributeAtIndex(cg->rt_alloc_slow, LLVMAttributeReturnIndex, LLVMCreateEnumAttribute(cg->ctx, align, 16));
-  LLVMAddAttributeAtIndex(cg->rt_alloc_slow, LLVMAttributeReturnIndex, LLVMCreateEnumAttribute(cg->ctx, nonnull, 0));
+  LLVMAddAttributeAtIndex(cg->rt_alloc_slow, LLVMAttributeReturnIndex,
+                          LLVMCreateEnumAttribute(cg->ctx, align, 16));
+  LLVMAddAttributeAtIndex(cg->rt_alloc_slow, LLVMAttributeReturnIndex,
+                          LLVMCreateEnumAttribute(cg->ctx, nonnull, 0));
   cg->rt_stack_grow = declare_c(cg, "lz_stack_grow", cg->t_wordp, p3, 3);
   /* info tables */
   cg->rt_update_frame_info = declare_info(cg, "lz_update_frame_info");
@@ -151,7 +153,9 @@ void cg_init_module(Cg *cg) {
 
 /* ---- constants --------------------------------------------------------------------------- */
 
-LLVMValueRef cg_word(Cg *cg, int64_t v) { return LLVMConstInt(cg->t_word, (unsigned long long)v, 1); }
+LLVMValueRef cg_word(Cg *cg, int64_t v) {
+  return LLVMConstInt(cg->t_word, (unsigned long long)v, 1);
+}
 LLVMValueRef cg_i32(Cg *cg, int64_t v) { return LLVMConstInt(cg->t_i32, (unsigned long long)v, 1); }
 
 LLVMValueRef cg_const_ptr_word(Cg *cg, LLVMValueRef global, int tag) {
@@ -195,8 +199,8 @@ LLVMValueRef cg_con_info(Cg *cg, CoreDataCon *c) {
   if (g) return g;
   const char *mod = c->tycon && c->tycon->module ? c->tycon->module : NULL;
   const char *label = mod ? lz_fmt("%s.%s", mod, c->name) : c->name;
-  g = cg_info_table(cg, lz_fmt("%s_con_info", label), cg->rt_con_entry, LZ_CON, 0, c->tag,
-                    c->arity, c->name, (LzSpan){0});
+  g = cg_info_table(cg, lz_fmt("%s_con_info", label), cg->rt_con_entry, LZ_CON, 0, c->tag, c->arity,
+                    c->name, (LzSpan){0});
   cg_map_put(&cg->con_infos, c, g);
   return g;
 }

@@ -24,7 +24,9 @@ static LLVMValueRef call(Cg *cg, LLVMValueRef fn, LLVMValueRef *args, int n) {
   return LLVMBuildCall2(cg->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)n, "");
 }
 
-static LLVMValueRef to_int(Cg *cg, LLVMValueRef c) { return LLVMBuildZExt(cg->b, c, cg->t_word, ""); }
+static LLVMValueRef to_int(Cg *cg, LLVMValueRef c) {
+  return LLVMBuildZExt(cg->b, c, cg->t_word, "");
+}
 
 static LLVMValueRef as_double(CgFn *f, LLVMValueRef v) {
   return LLVMTypeOf(v) == f->cg->t_double ? v : LLVMBuildBitCast(f->cg->b, v, f->cg->t_double, "");
@@ -40,7 +42,8 @@ static LLVMValueRef libm(CgFn *f, const char *name, LLVMValueRef a, LLVMValueRef
   return call(cg, fn, args, b ? 2 : 1);
 }
 
-static LLVMValueRef intrinsic1(CgFn *f, const char *name, LLVMTypeRef t, LLVMValueRef a, LLVMValueRef extra) {
+static LLVMValueRef intrinsic1(CgFn *f, const char *name, LLVMTypeRef t, LLVMValueRef a,
+                               LLVMValueRef extra) {
   Cg *cg = f->cg;
   LLVMTypeRef ps[2] = {t, cg->t_i1};
   LLVMValueRef fn = get_fn(cg, name, t, ps, extra ? 2 : 1);
@@ -55,7 +58,8 @@ static LLVMValueRef c_call(CgFn *f, StgExpr *e) {
   const CorePrimInfo *pi = &core_primops[op];
   const char *name = pi->name;
   size_t len = strlen(name);
-  while (len > 0 && name[len - 1] == '#') len--;
+  while (len > 0 && name[len - 1] == '#')
+    len--;
   const char *cname = lz_fmt("lz_prim_%.*s", (int)len, name);
   int n = e->nargs;
   if (pi->flags & PRIM_EFFECT) n--; /* the World# argument (always last) */
@@ -88,13 +92,25 @@ static LLVMValueRef c_call(CgFn *f, StgExpr *e) {
  * comparisons and conversions are done inline (with LLVM's overflow intrinsics); anything
  * else calls the runtime, which has GMP. Results are canonical: small whenever they fit. */
 
-enum { IOP_ADD, IOP_SUB, IOP_MUL, IOP_QUOT, IOP_REM, IOP_DIV, IOP_MOD, IOP_CMP, IOP_EQ, IOP_NEG,
-       IOP_TOINT };
+enum {
+  IOP_ADD,
+  IOP_SUB,
+  IOP_MUL,
+  IOP_QUOT,
+  IOP_REM,
+  IOP_DIV,
+  IOP_MOD,
+  IOP_CMP,
+  IOP_EQ,
+  IOP_NEG,
+  IOP_TOINT
+};
 
 static LLVMValueRef is_small(CgFn *f, LLVMValueRef p) {
   Cg *cg = f->cg;
   LLVMValueRef info = cg_load(f, p, -1);
-  return LLVMBuildICmp(cg->b, LLVMIntEQ, info, cg_const_ptr_word(cg, cg->rt_integer_small_info, 0), "");
+  return LLVMBuildICmp(cg->b, LLVMIntEQ, info, cg_const_ptr_word(cg, cg->rt_integer_small_info, 0),
+                       "");
 }
 
 static LLVMValueRef small_integer(CgFn *f, LLVMValueRef v) {
@@ -106,7 +122,8 @@ static LLVMValueRef small_integer(CgFn *f, LLVMValueRef v) {
   return LLVMBuildOr(cg->b, p, cg_word(cg, 1), "integer");
 }
 
-static LLVMValueRef overflow_op(CgFn *f, const char *name, LLVMValueRef a, LLVMValueRef b, LLVMValueRef *ovf) {
+static LLVMValueRef overflow_op(CgFn *f, const char *name, LLVMValueRef a, LLVMValueRef b,
+                                LLVMValueRef *ovf) {
   Cg *cg = f->cg;
   LLVMTypeRef fields[2] = {cg->t_word, cg->t_i1};
   LLVMTypeRef rt = LLVMStructTypeInContext(cg->ctx, fields, 2, 0);
@@ -125,7 +142,8 @@ static LLVMValueRef integer_op(CgFn *f, StgExpr *e, int op) {
   LLVMValueRef a = cg_atom(f, &e->args[0]), c = n > 1 ? cg_atom(f, &e->args[1]) : NULL;
   LLVMValueRef ok = is_small(f, a);
   if (n > 1) ok = LLVMBuildAnd(b, ok, is_small(f, c), "");
-  LLVMBasicBlockRef fast = cg_block(f, "small"), slow = cg_block(f, "big"), join = cg_block(f, "integer");
+  LLVMBasicBlockRef fast = cg_block(f, "small"), slow = cg_block(f, "big"),
+                    join = cg_block(f, "integer");
   LLVMBuildCondBr(b, ok, fast, slow);
   LLVMPositionBuilderAtEnd(b, fast);
   LLVMValueRef x = cg_load(f, a, 7), y = n > 1 ? cg_load(f, c, 7) : NULL;
@@ -149,15 +167,19 @@ static LLVMValueRef integer_op(CgFn *f, StgExpr *e, int op) {
     bad = LLVMBuildAnd(b, m1, mn, "");
     LLVMValueRef safe_y = LLVMBuildSelect(b, bad, cg_word(cg, 1), y, "");
     LLVMValueRef q = LLVMBuildSDiv(b, x, safe_y, ""), rm = LLVMBuildSRem(b, x, safe_y, "");
-    if (op == IOP_QUOT) r = q;
-    else if (op == IOP_REM) r = rm;
+    if (op == IOP_QUOT)
+      r = q;
+    else if (op == IOP_REM)
+      r = rm;
     else {
       /* floor: adjust when the remainder is nonzero and its sign differs from the divisor's */
       LLVMValueRef nz = LLVMBuildICmp(b, LLVMIntNE, rm, cg_word(cg, 0), "");
-      LLVMValueRef diff = LLVMBuildICmp(b, LLVMIntSLT, LLVMBuildXor(b, rm, safe_y, ""), cg_word(cg, 0), "");
+      LLVMValueRef diff =
+          LLVMBuildICmp(b, LLVMIntSLT, LLVMBuildXor(b, rm, safe_y, ""), cg_word(cg, 0), "");
       LLVMValueRef adj = LLVMBuildAnd(b, nz, diff, "");
-      r = op == IOP_DIV ? LLVMBuildSub(b, q, LLVMBuildZExt(b, adj, cg->t_word, ""), "")
-                        : LLVMBuildAdd(b, rm, LLVMBuildSelect(b, adj, safe_y, cg_word(cg, 0), ""), "");
+      r = op == IOP_DIV
+              ? LLVMBuildSub(b, q, LLVMBuildZExt(b, adj, cg->t_word, ""), "")
+              : LLVMBuildAdd(b, rm, LLVMBuildSelect(b, adj, safe_y, cg_word(cg, 0), ""), "");
     }
     break;
   }
@@ -225,13 +247,14 @@ LLVMValueRef cg_primop(CgFn *f, StgExpr *e) {
   case P_INT_SHRA: return LLVMBuildAShr(b, x, LLVMBuildAnd(b, y, cg_word(cg, 63), ""), "");
   case P_INT_SHRL: return LLVMBuildLShr(b, x, LLVMBuildAnd(b, y, cg_word(cg, 63), ""), "");
   case P_INT_POPCNT: return intrinsic1(f, "llvm.ctpop.i64", cg->t_word, x, NULL);
-  case P_INT_CLZ: return intrinsic1(f, "llvm.ctlz.i64", cg->t_word, x, LLVMConstInt(cg->t_i1, 0, 0));
-  case P_INT_CTZ: return intrinsic1(f, "llvm.cttz.i64", cg->t_word, x, LLVMConstInt(cg->t_i1, 0, 0));
+  case P_INT_CLZ:
+    return intrinsic1(f, "llvm.ctlz.i64", cg->t_word, x, LLVMConstInt(cg->t_i1, 0, 0));
+  case P_INT_CTZ:
+    return intrinsic1(f, "llvm.cttz.i64", cg->t_word, x, LLVMConstInt(cg->t_i1, 0, 0));
   case P_INT_TO_DOUBLE: return LLVMBuildSIToFP(b, x, cg->t_double, "");
   /* Char# */
   case P_CHR:
-  case P_ORD:
-    return x;
+  case P_ORD: return x;
   /* Double# */
   case P_DBL_ADD: return LLVMBuildFAdd(b, x, y, "");
   case P_DBL_SUB: return LLVMBuildFSub(b, x, y, "");
@@ -247,8 +270,10 @@ LLVMValueRef cg_primop(CgFn *f, StgExpr *e) {
   case P_DBL_GE: return to_int(cg, LLVMBuildFCmp(b, LLVMRealOGE, x, y, ""));
   case P_DBL_TO_INT: {
     /* as cvttsd2si: out of range and NaN give minBound */
-    LLVMValueRef lo = LLVMBuildFCmp(b, LLVMRealOGE, x, LLVMConstReal(cg->t_double, -9223372036854775808.0), "");
-    LLVMValueRef hi = LLVMBuildFCmp(b, LLVMRealOLT, x, LLVMConstReal(cg->t_double, 9223372036854775808.0), "");
+    LLVMValueRef lo =
+        LLVMBuildFCmp(b, LLVMRealOGE, x, LLVMConstReal(cg->t_double, -9223372036854775808.0), "");
+    LLVMValueRef hi =
+        LLVMBuildFCmp(b, LLVMRealOLT, x, LLVMConstReal(cg->t_double, 9223372036854775808.0), "");
     LLVMValueRef ok = LLVMBuildAnd(b, lo, hi, "");
     LLVMValueRef safe = LLVMBuildSelect(b, ok, x, LLVMConstReal(cg->t_double, 0.0), "");
     LLVMValueRef i = LLVMBuildFPToSI(b, safe, cg->t_word, "");
@@ -273,7 +298,8 @@ LLVMValueRef cg_primop(CgFn *f, StgExpr *e) {
   case P_DBL_IS_NAN: return to_int(cg, LLVMBuildFCmp(b, LLVMRealUNO, x, x, ""));
   case P_DBL_IS_INF: {
     LLVMValueRef a = intrinsic1(f, "llvm.fabs.f64", cg->t_double, x, NULL);
-    return to_int(cg, LLVMBuildFCmp(b, LLVMRealOEQ, a, LLVMConstReal(cg->t_double, __builtin_inf()), ""));
+    return to_int(
+        cg, LLVMBuildFCmp(b, LLVMRealOEQ, a, LLVMConstReal(cg->t_double, __builtin_inf()), ""));
   }
   case P_DBL_IS_NEGZERO:
     return to_int(cg, LLVMBuildICmp(b, LLVMIntEQ, as_word(f, x), cg_word(cg, INT64_MIN), ""));
@@ -285,9 +311,7 @@ LLVMValueRef cg_primop(CgFn *f, StgExpr *e) {
   }
   /* MutVar#: {&lz_mutvar_info, value} */
   case P_READ_MUTVAR: return cg_load(f, x, 8);
-  case P_WRITE_MUTVAR:
-    cg_store(f, x, 8, y);
-    return cg_word(cg, 0);
+  case P_WRITE_MUTVAR: cg_store(f, x, 8, y); return cg_word(cg, 0);
   case P_SAME_MUTVAR: return to_int(cg, LLVMBuildICmp(b, LLVMIntEQ, x, y, ""));
   case P_REALWORLD: return cg_word(cg, 0);
   case P_UNSAFE_COERCE: return x;
@@ -327,7 +351,6 @@ LLVMValueRef cg_primop(CgFn *f, StgExpr *e) {
     LLVMAddIncoming(phi, vals, blocks, 2);
     return phi;
   }
-  default:
-    return c_call(f, e);
+  default: return c_call(f, e);
   }
 }

@@ -44,8 +44,8 @@ LLVMTargetMachineRef cg_new_target_machine(int opt_level, char **err) {
                                              : LLVMCodeGenLevelDefault;
   const char *force = getenv("LZC_CODEGEN_LEVEL"); /* experiments: 0..3 */
   if (force && *force >= '0' && *force <= '3') lvl = (LLVMCodeGenOptLevel)(*force - '0');
-  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, "x86-64", "", lvl,
-                                                    LLVMRelocPIC, LLVMCodeModelDefault);
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, "x86-64", "", lvl, LLVMRelocPIC,
+                                                    LLVMCodeModelDefault);
   LLVMDisposeMessage(triple);
   return tm;
 }
@@ -152,8 +152,10 @@ bool cg_emit_object(CgModule *m, const char *path, char **err) {
   char *e = NULL;
   char *p = lz_strdup(path);
   if (LLVMTargetMachineEmitToFile(m->cg->tm, m->mod, p, LLVMObjectFile, &e)) {
-    if (err) *err = take_message(e);
-    else LLVMDisposeMessage(e);
+    if (err)
+      *err = take_message(e);
+    else
+      LLVMDisposeMessage(e);
     return false;
   }
   return true;

@@ -37,37 +37,35 @@ static void reach_atoms(Reach *r, StgAtom *a, int n) {
 static void reach_expr(Reach *r, StgExpr *e);
 
 static void reach_rhs(Reach *r, StgRhs *rhs) {
-  if (rhs->kind == STG_CON) reach_atoms(r, rhs->args, rhs->nargs);
-  else if (rhs->body) reach_expr(r, rhs->body);
+  if (rhs->kind == STG_CON)
+    reach_atoms(r, rhs->args, rhs->nargs);
+  else if (rhs->body)
+    reach_expr(r, rhs->body);
 }
 
 static void reach_expr(Reach *r, StgExpr *e) {
   for (;;) {
     switch (e->kind) {
-    case SE_ATOM:
-      reach_atoms(r, &e->atom, 1);
-      return;
+    case SE_ATOM: reach_atoms(r, &e->atom, 1); return;
     case SE_APP:
       reach_var(r, e->fn);
       reach_atoms(r, e->args, e->nargs);
       return;
     case SE_CON:
-    case SE_PRIMOP:
-      reach_atoms(r, e->args, e->nargs);
-      return;
+    case SE_PRIMOP: reach_atoms(r, e->args, e->nargs); return;
     case SE_CASE:
       reach_expr(r, e->scrut);
-      for (int i = 0; i < e->nalts - 1; i++) reach_expr(r, e->alts[i].rhs);
+      for (int i = 0; i < e->nalts - 1; i++)
+        reach_expr(r, e->alts[i].rhs);
       if (e->nalts == 0) return;
       e = e->alts[e->nalts - 1].rhs;
       continue;
     case SE_LET:
-      for (int i = 0; i < e->nbinds; i++) reach_rhs(r, e->binds[i].rhs);
+      for (int i = 0; i < e->nbinds; i++)
+        reach_rhs(r, e->binds[i].rhs);
       e = e->body;
       continue;
-    case SE_SCC:
-      e = e->body;
-      continue;
+    case SE_SCC: e = e->body; continue;
     }
     return;
   }
@@ -77,7 +75,8 @@ static void compute_reachable(Cg *cg) {
   const StgProgram *p = cg->prog;
   Reach r = {cg, {0}};
   if (cg->opts.all_bindings) {
-    for (int i = 0; i < p->binds.len; i++) reach_var(&r, p->binds.data[i].var);
+    for (int i = 0; i < p->binds.len; i++)
+      reach_var(&r, p->binds.data[i].var);
   } else {
     reach_var(&r, p->main);
   }
@@ -90,7 +89,8 @@ static void compute_reachable(Cg *cg) {
 /* ---- static closures ------------------------------------------------------------------------ */
 
 static bool is_small_integer(const StgRhs *rhs) {
-  return rhs->kind == STG_THUNK && rhs->integer && rhs->integer->kind == CL_INTEGER && rhs->integer->fits;
+  return rhs->kind == STG_THUNK && rhs->integer && rhs->integer->kind == CL_INTEGER &&
+         rhs->integer->fits;
 }
 
 static int static_words(const StgRhs *rhs) {
@@ -107,9 +107,12 @@ static void declare_static(Cg *cg, StgBind *b, bool is_main) {
   vi->closure = LLVMAddGlobal(cg->mod, t, name);
   LLVMSetLinkage(vi->closure, is_main ? LLVMExternalLinkage : LLVMInternalLinkage);
   LLVMSetAlignment(vi->closure, 16);
-  if (rhs->kind == STG_CON) vi->tag = cg_con_ptr_tag(rhs->con);
-  else if (rhs->kind == STG_FUN || is_small_integer(rhs)) vi->tag = 1;
-  else vi->tag = 0;
+  if (rhs->kind == STG_CON)
+    vi->tag = cg_con_ptr_tag(rhs->con);
+  else if (rhs->kind == STG_FUN || is_small_integer(rhs))
+    vi->tag = 1;
+  else
+    vi->tag = 0;
   vi->whnf = vi->tag != 0;
 }
 
@@ -117,19 +120,16 @@ static LLVMValueRef const_atom(Cg *cg, const StgAtom *a) {
   if (a->kind == SA_VAR) {
     CgVarInfo *vi = &cg->vars[a->var->id];
     if (a->var->global && vi->closure) return cg_const_ptr_word(cg, vi->closure, vi->tag);
-    cg_error(cg, a->var->span, "code generation: static closure refers to ‘%s’", cg_var_label(a->var));
+    cg_error(cg, a->var->span, "code generation: static closure refers to ‘%s’",
+             cg_var_label(a->var));
     return LLVMConstNull(cg->t_word);
   }
   switch (a->lit.kind) {
   case CL_INT:
-  case CL_CHAR:
-    return cg_word(cg, a->lit.i);
-  case CL_DOUBLE:
-    return LLVMConstBitCast(LLVMConstReal(cg->t_double, a->lit.d), cg->t_word);
-  case CL_STRING:
-    return cg_const_ptr_word(cg, cg_string_global(cg, a->lit.str, a->lit.len), 0);
-  case CL_INTEGER:
-    break;
+  case CL_CHAR: return cg_word(cg, a->lit.i);
+  case CL_DOUBLE: return LLVMConstBitCast(LLVMConstReal(cg->t_double, a->lit.d), cg->t_word);
+  case CL_STRING: return cg_const_ptr_word(cg, cg_string_global(cg, a->lit.str, a->lit.len), 0);
+  case CL_INTEGER: break;
   }
   cg_error(cg, (LzSpan){0}, "code generation: Integer literal in a static constructor");
   return LLVMConstNull(cg->t_word);
@@ -142,7 +142,8 @@ static void define_static(Cg *cg, StgBind *b) {
   LLVMValueRef *w = LZ_NEW_ARRAY(LLVMValueRef, n);
   if (rhs->kind == STG_CON) {
     w[0] = cg_const_ptr_word(cg, cg_con_info(cg, rhs->con), 0);
-    for (int i = 0; i < rhs->nargs; i++) w[1 + i] = const_atom(cg, &rhs->args[i]);
+    for (int i = 0; i < rhs->nargs; i++)
+      w[1 + i] = const_atom(cg, &rhs->args[i]);
   } else if (is_small_integer(rhs)) {
     w[0] = cg_const_ptr_word(cg, cg->rt_integer_small_info, 0);
     w[1] = cg_word(cg, rhs->integer->i);
@@ -156,15 +157,19 @@ static void define_static(Cg *cg, StgBind *b) {
   LLVMSetInitializer(vi->closure, LLVMConstArray(cg->t_word, w, (unsigned)n));
 }
 
-/* ---- the driver of generation ------------------------------------------------------------------- */
+/* ---- the driver of generation -------------------------------------------------------------------
+ */
 
 static void run_jobs(Cg *cg) {
   for (int i = 0; i < cg->jobs.len; i++) {
     CgJob j = cg->jobs.data[i];
     cg->top = j.top;
-    if (j.kind == JOB_CLOSURE) cg_closure_body(cg, j.rhs);
-    else if (j.kind == JOB_PAP) cg_pap_body(cg, j.rhs, j.m);
-    else cg_cont_body(cg, j.cont);
+    if (j.kind == JOB_CLOSURE)
+      cg_closure_body(cg, j.rhs);
+    else if (j.kind == JOB_PAP)
+      cg_pap_body(cg, j.rhs, j.m);
+    else
+      cg_cont_body(cg, j.cont);
   }
 }
 

@@ -27,19 +27,19 @@
 typedef struct CgModule CgModule;
 
 typedef struct CgOptions {
-  int opt_level;            /* 0, 1 or 2: LLVM pipeline and code generation level */
-  const char *module_name;  /* LLVM module identifier (e.g. the source file); may be NULL */
-  bool all_bindings;        /* generate every top-level binding, not only those reachable
-                               from main (tests) */
-  bool threaded;            /* the threaded way: thunks are claimed with an atomic
-                               compare-and-swap (Note [Eager blackholing], docs/notes/
-                               threaded-rts.md) */
-  bool replay;              /* the -replay way (implies threaded): thunks carry an id in
-                               their spare word from allocation, and claims go through
-                               the replay hooks (Note [Thunk ids], docs/notes/replay.md) */
-  bool prof;                /* the -prof way: cost-centre stacks (SCCs push, thunks carry
-                               their stack in an extra last word; Note [Profiling],
-                               docs/notes/profiling.md; codegen/cg_prof.c) */
+  int opt_level;           /* 0, 1 or 2: LLVM pipeline and code generation level */
+  const char *module_name; /* LLVM module identifier (e.g. the source file); may be NULL */
+  bool all_bindings;       /* generate every top-level binding, not only those reachable
+                              from main (tests) */
+  bool threaded;           /* the threaded way: thunks are claimed with an atomic
+                              compare-and-swap (Note [Eager blackholing], docs/notes/
+                              threaded-rts.md) */
+  bool replay;             /* the -replay way (implies threaded): thunks carry an id in
+                              their spare word from allocation, and claims go through
+                              the replay hooks (Note [Thunk ids], docs/notes/replay.md) */
+  bool prof;               /* the -prof way: cost-centre stacks (SCCs push, thunks carry
+                              their stack in an extra last word; Note [Profiling],
+                              docs/notes/profiling.md; codegen/cg_prof.c) */
 } CgOptions;
 
 /* Translate a (linted) STG program. Returns NULL after reporting errors with lz_error (for

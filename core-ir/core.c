@@ -84,7 +84,8 @@ CoreType *core_type_forall(CoreTyVar *v, CoreType *body) {
 
 CoreType *core_type_apply_con(CoreTyCon *c, int n, CoreType **args) {
   CoreType *t = core_type_con(c);
-  for (int i = 0; i < n; i++) t = core_type_app(t, args[i]);
+  for (int i = 0; i < n; i++)
+    t = core_type_app(t, args[i]);
   return t;
 }
 
@@ -252,7 +253,8 @@ static CoreDataCon *datacon_new(CoreTyCon *tc, Sym name, int arity) {
 /* The type tc a1 .. an over tc's own parameters. */
 static CoreType *tycon_self_type(CoreTyCon *tc) {
   CoreType **args = LZ_NEW_ARRAY(CoreType *, tc->arity > 0 ? tc->arity : 1);
-  for (int i = 0; i < tc->arity; i++) args[i] = core_type_var(tc->params[i]);
+  for (int i = 0; i < tc->arity; i++)
+    args[i] = core_type_var(tc->params[i]);
   return core_type_apply_con(tc, tc->arity, args);
 }
 
@@ -286,7 +288,8 @@ CoreTyCon *core_tuple_tycon(int n) {
   CoreTyCon *tc = tycon_new(lz_sym(name), NULL, TC_DATA, n);
   tc->cons = LZ_NEW_ARRAY(CoreDataCon *, 1);
   CoreDataCon *c = datacon_new(tc, tc->name, n);
-  for (int i = 0; i < n; i++) c->fields[i] = core_type_var(tc->params[i]);
+  for (int i = 0; i < n; i++)
+    c->fields[i] = core_type_var(tc->params[i]);
   return tuple_tc[n] = tc;
 }
 
@@ -304,9 +307,11 @@ CoreTyCon *core_prim_tycon(const char *name) {
 }
 
 CoreType *core_lit_type(const CoreLit *l) {
-  static const char *const names[] = {
-      [CL_INT] = "Int#", [CL_DOUBLE] = "Double#", [CL_CHAR] = "Char#",
-      [CL_STRING] = "Addr#", [CL_INTEGER] = "Integer"};
+  static const char *const names[] = {[CL_INT] = "Int#",
+                                      [CL_DOUBLE] = "Double#",
+                                      [CL_CHAR] = "Char#",
+                                      [CL_STRING] = "Addr#",
+                                      [CL_INTEGER] = "Integer"};
   if (!l || (unsigned)l->kind > CL_INTEGER) return NULL;
   return core_type_con(core_prim_tycon(names[l->kind]));
 }
@@ -343,8 +348,8 @@ CoreExpr *core_var(CoreVar *v) {
 }
 
 CoreExpr *core_app(CoreExpr *f, CoreExpr *a) {
-  CoreExpr *e = core_expr_new(CE_APP, lz_span_join(f ? f->span : (LzSpan){0},
-                                                   a ? a->span : (LzSpan){0}));
+  CoreExpr *e =
+      core_expr_new(CE_APP, lz_span_join(f ? f->span : (LzSpan){0}, a ? a->span : (LzSpan){0}));
   e->fn = f;
   e->arg = a;
   return e;
@@ -384,11 +389,13 @@ CoreType *core_expr_type(CoreExpr *e) {
     case CE_TYAPP: {
       int n = 0;
       CoreExpr *h = e;
-      for (; h && (h->kind == CE_APP || h->kind == CE_TYAPP); h = h->fn) n++;
+      for (; h && (h->kind == CE_APP || h->kind == CE_TYAPP); h = h->fn)
+        n++;
       CoreExpr *small[32];
       CoreExpr **spine = n <= 32 ? small : LZ_NEW_ARRAY(CoreExpr *, n);
       int i = n;
-      for (CoreExpr *x = e; x != h; x = x->fn) spine[--i] = x;
+      for (CoreExpr *x = e; x != h; x = x->fn)
+        spine[--i] = x;
       CoreType *t = core_expr_type(h);
       for (i = 0; i < n && t; i++) {
         if (spine[i]->kind == CE_APP) {

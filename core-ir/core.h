@@ -73,17 +73,17 @@ struct CoreType {
 };
 
 typedef enum {
-  TC_DATA,     /* algebraic data type (also class dictionaries, tuples, lists, unit) */
-  TC_NEWTYPE,  /* newtype: one constructor with one field; erased (see CE_CAST) */
-  TC_PRIM,     /* primitive type: Int#, Double#, Char#, Addr#, World#, Integer */
+  TC_DATA,    /* algebraic data type (also class dictionaries, tuples, lists, unit) */
+  TC_NEWTYPE, /* newtype: one constructor with one field; erased (see CE_CAST) */
+  TC_PRIM,    /* primitive type: Int#, Double#, Char#, Addr#, World#, Integer */
 } CoreTyConSort;
 
 struct CoreTyCon {
-  Sym name;          /* "Maybe", "Int#", "[]", "(,)", "()", "Eq" (dictionary type) */
-  Sym module;        /* defining module; NULL for built-in syntax types */
+  Sym name;   /* "Maybe", "Int#", "[]", "(,)", "()", "Eq" (dictionary type) */
+  Sym module; /* defining module; NULL for built-in syntax types */
   CoreTyConSort sort;
-  bool unlifted;     /* Int#, Double#, Char#, Addr#, World#: never a thunk */
-  bool is_class;     /* the dictionary type of a class */
+  bool unlifted; /* Int#, Double#, Char#, Addr#, World#: never a thunk */
+  bool is_class; /* the dictionary type of a class */
   int arity;
   CoreTyVar **params; /* arity of them */
   CoreKind *kind;
@@ -93,9 +93,9 @@ struct CoreTyCon {
 };
 
 struct CoreDataCon {
-  Sym name;          /* "Just", ":", "(,)", "I#", "C:Eq" (dictionary constructor) */
+  Sym name; /* "Just", ":", "(,)", "I#", "C:Eq" (dictionary constructor) */
   CoreTyCon *tycon;
-  int tag;           /* index in tycon->cons, 0-based */
+  int tag; /* index in tycon->cons, 0-based */
   int arity;
   CoreType **fields; /* field types, over tycon->params (may be forall types for
                         polymorphic methods in dictionaries) */
@@ -108,13 +108,13 @@ struct CoreDataCon {
 /* ---- variables and literals --------------------------------------------------------- */
 
 struct CoreVar {
-  Sym name;         /* source-like name, for printing */
-  int uniq;         /* unique in the program; printed as name_uniq for locals */
+  Sym name; /* source-like name, for printing */
+  int uniq; /* unique in the program; printed as name_uniq for locals */
   CoreType *type;
-  Sym module;       /* top-level: defining module; NULL for locals */
-  bool global;      /* bound at top level */
-  LzSpan span;      /* binding site */
-  void *aux;        /* free for later stages */
+  Sym module;  /* top-level: defining module; NULL for locals */
+  bool global; /* bound at top level */
+  LzSpan span; /* binding site */
+  void *aux;   /* free for later stages */
 };
 
 typedef enum {
@@ -127,11 +127,11 @@ typedef enum {
 
 typedef struct CoreLit {
   CoreLitKind kind;
-  int64_t i;          /* CL_INT, CL_CHAR; CL_INTEGER when fits */
-  double d;           /* CL_DOUBLE */
-  const char *str;    /* CL_STRING bytes; CL_INTEGER: decimal digits with optional '-' */
-  size_t len;         /* CL_STRING length without the terminating NUL */
-  bool fits;          /* CL_INTEGER: value fits in int64 i */
+  int64_t i;       /* CL_INT, CL_CHAR; CL_INTEGER when fits */
+  double d;        /* CL_DOUBLE */
+  const char *str; /* CL_STRING bytes; CL_INTEGER: decimal digits with optional '-' */
+  size_t len;      /* CL_STRING length without the terminating NUL */
+  bool fits;       /* CL_INTEGER: value fits in int64 i */
 } CoreLit;
 
 /* ---- expressions ------------------------------------------------------------------- */
@@ -155,9 +155,9 @@ typedef enum { ALT_CON, ALT_LIT, ALT_DEFAULT } CoreAltKind;
 
 typedef struct CoreAlt {
   CoreAltKind kind;
-  CoreDataCon *con;   /* ALT_CON */
-  CoreVar **vars;     /* ALT_CON: con->arity binders */
-  CoreLit lit;        /* ALT_LIT */
+  CoreDataCon *con; /* ALT_CON */
+  CoreVar **vars;   /* ALT_CON: con->arity binders */
+  CoreLit lit;      /* ALT_LIT */
   CoreExpr *rhs;
 } CoreAlt;
 
@@ -168,29 +168,29 @@ typedef struct CoreBind {
 
 struct CoreExpr {
   CoreExprKind kind;
-  LzSpan span;          /* source construct this came from (may be unknown) */
-  CoreVar *var;         /* CE_VAR; CE_LAM binder; CE_CASE binder */
-  CoreTyVar *tyvar;     /* CE_TYLAM */
-  CoreLit lit;          /* CE_LIT */
-  CoreExpr *fn;         /* CE_APP, CE_TYAPP */
-  CoreExpr *arg;        /* CE_APP */
-  CoreType *type;       /* CE_TYAPP argument; CE_CASE result type; CE_CAST target;
-                           CE_PRIMOP result type */
-  CoreExpr *body;       /* CE_LAM, CE_TYLAM, CE_LET, CE_SCC body; CE_CASE scrutinee;
-                           CE_CAST operand */
-  bool rec;             /* CE_LET */
-  CoreBind *binds;      /* CE_LET */
+  LzSpan span;      /* source construct this came from (may be unknown) */
+  CoreVar *var;     /* CE_VAR; CE_LAM binder; CE_CASE binder */
+  CoreTyVar *tyvar; /* CE_TYLAM */
+  CoreLit lit;      /* CE_LIT */
+  CoreExpr *fn;     /* CE_APP, CE_TYAPP */
+  CoreExpr *arg;    /* CE_APP */
+  CoreType *type;   /* CE_TYAPP argument; CE_CASE result type; CE_CAST target;
+                       CE_PRIMOP result type */
+  CoreExpr *body;   /* CE_LAM, CE_TYLAM, CE_LET, CE_SCC body; CE_CASE scrutinee;
+                       CE_CAST operand */
+  bool rec;         /* CE_LET */
+  CoreBind *binds;  /* CE_LET */
   int nbinds;
-  CoreAlt *alts;        /* CE_CASE */
+  CoreAlt *alts; /* CE_CASE */
   int nalts;
-  CoreDataCon *con;     /* CE_CON */
-  CoreType **tyargs;    /* CE_CON: tycon->arity type arguments */
+  CoreDataCon *con;  /* CE_CON */
+  CoreType **tyargs; /* CE_CON: tycon->arity type arguments */
   int ntyargs;
-  CoreExpr **args;      /* CE_CON (con->arity), CE_PRIMOP (its arity) */
+  CoreExpr **args; /* CE_CON (con->arity), CE_PRIMOP (its arity) */
   int nargs;
-  int primop;           /* CE_PRIMOP: index into primops.def (CorePrimOp) */
-  Sym scc;              /* CE_SCC cost-centre name */
-  Sym scc_module;       /* CE_SCC: module of the cost centre */
+  int primop;     /* CE_PRIMOP: index into primops.def (CorePrimOp) */
+  Sym scc;        /* CE_SCC cost-centre name */
+  Sym scc_module; /* CE_SCC: module of the cost centre */
 };
 
 /* ---- primitive operations ------------------------------------------------------------ */
@@ -221,9 +221,9 @@ typedef struct CoreBindGroup {
 } CoreBindGroup;
 
 typedef struct CoreProgram {
-  LZ_VEC(CoreTyCon *) tycons;     /* all data types, newtypes, dictionaries, primitives */
-  LZ_VEC(CoreBindGroup) groups;   /* top-level bindings in dependency order */
-  CoreVar *main;                  /* main :: IO () (the user's Main.main) */
+  LZ_VEC(CoreTyCon *) tycons;   /* all data types, newtypes, dictionaries, primitives */
+  LZ_VEC(CoreBindGroup) groups; /* top-level bindings in dependency order */
+  CoreVar *main;                /* main :: IO () (the user's Main.main) */
   /* primop types as declared by foreign imports, by CorePrimOp, for the linter */
   CoreType *primop_types[PRIMOP_COUNT];
 } CoreProgram;
@@ -232,9 +232,9 @@ typedef struct CoreProgram {
 
 /* Created on first use in each compilation; core_reset forgets them (call it after
  * lz_reset, or at the start of a compilation: fe_compile does). */
-CoreTyCon *core_list_tycon(void);       /* [] with cons [] and : */
-CoreTyCon *core_unit_tycon(void);       /* () with con () */
-CoreTyCon *core_tuple_tycon(int n);     /* (,) ... for 2 <= n <= 7 (and up to 62) */
+CoreTyCon *core_list_tycon(void);   /* [] with cons [] and : */
+CoreTyCon *core_unit_tycon(void);   /* () with con () */
+CoreTyCon *core_tuple_tycon(int n); /* (,) ... for 2 <= n <= 7 (and up to 62) */
 void core_reset(void);
 /* The primitive type constructors, created on first use like the built-in types:
  * "Int#", "Double#", "Char#", "Addr#", "World#" (unlifted) and "Integer" (lifted), all

@@ -28,13 +28,13 @@ void core_set_lint_stream(FILE *f) { lint_stream = f; }
 /* ---- scopes ------------------------------------------------------------------------- */
 
 typedef struct VarEntry {
-  bool used;       /* slot occupied */
+  bool used; /* slot occupied */
   int uniq;
   const CoreVar *var;
   bool in_scope;
-  bool evaluated;  /* bound by a case, a strict field, or to a value */
+  bool evaluated; /* bound by a case, a strict field, or to a value */
   bool global;
-  int group;       /* global: index of its binding group */
+  int group; /* global: index of its binding group */
 } VarEntry;
 
 typedef struct Lint {
@@ -56,7 +56,8 @@ static unsigned hash_int(int u) { return (unsigned)u * 2654435761u; }
 
 static VarEntry *var_find(Lint *L, int uniq) {
   if (!L->cap) return NULL;
-  for (unsigned i = hash_int(uniq) & (unsigned)(L->cap - 1);; i = (i + 1) & (unsigned)(L->cap - 1)) {
+  for (unsigned i = hash_int(uniq) & (unsigned)(L->cap - 1);;
+       i = (i + 1) & (unsigned)(L->cap - 1)) {
     if (!L->slots[i].used) return NULL;
     if (L->slots[i].uniq == uniq) return &L->slots[i];
   }
@@ -69,14 +70,16 @@ static VarEntry *var_add(Lint *L, int uniq) {
     for (int i = 0; i < L->cap; i++) {
       if (!L->slots[i].used) continue;
       unsigned j = hash_int(L->slots[i].uniq) & (unsigned)(ncap - 1);
-      while (ns[j].used) j = (j + 1) & (unsigned)(ncap - 1);
+      while (ns[j].used)
+        j = (j + 1) & (unsigned)(ncap - 1);
       ns[j] = L->slots[i];
     }
     L->slots = ns;
     L->cap = ncap;
   }
   unsigned j = hash_int(uniq) & (unsigned)(L->cap - 1);
-  while (L->slots[j].used) j = (j + 1) & (unsigned)(L->cap - 1);
+  while (L->slots[j].used)
+    j = (j + 1) & (unsigned)(L->cap - 1);
   L->nvars++;
   L->slots[j].used = true;
   L->slots[j].uniq = uniq;
@@ -121,10 +124,11 @@ static void report(Lint *L, const CoreExpr *at, const char *fmt, ...) {
 static const char *tystr(const CoreType *t) { return core_type_to_string(t); }
 
 /* Report "WHAT: expected A but got B", telling apart types that print alike. */
-static void report_mismatch(Lint *L, const CoreExpr *at, const char *what,
-                            const CoreType *expected, const CoreType *actual) {
+static void report_mismatch(Lint *L, const CoreExpr *at, const char *what, const CoreType *expected,
+                            const CoreType *actual) {
   char *a = core_type_to_string(expected), *b = core_type_to_string(actual);
-  if (strcmp(a, b) == 0) a = core_type_to_string_uniq(expected), b = core_type_to_string_uniq(actual);
+  if (strcmp(a, b) == 0)
+    a = core_type_to_string_uniq(expected), b = core_type_to_string_uniq(actual);
   report(L, at, "%s: expected %s but got %s", what, a, b);
 }
 
@@ -163,7 +167,8 @@ static void lint_tycon(Lint *L, const CoreTyCon *tc) {
     return;
   }
   int mark = L->tyscope.len;
-  for (int i = 0; i < tc->arity; i++) LZ_PUSH(L->tyscope, tc->params[i]);
+  for (int i = 0; i < tc->arity; i++)
+    LZ_PUSH(L->tyscope, tc->params[i]);
   const char *why;
   for (int i = 0; i < tc->ncons && !L->stopped; i++) {
     const CoreDataCon *c = tc->cons[i];
@@ -171,8 +176,10 @@ static void lint_tycon(Lint *L, const CoreTyCon *tc) {
       report(L, NULL, "constructor %d is NULL", i);
       continue;
     }
-    if (c->tycon != tc) report(L, NULL, "constructor ‘%s’ does not point back to its type", c->name);
-    if (c->tag != i) report(L, NULL, "constructor ‘%s’ has tag %d but is number %d", c->name, c->tag, i);
+    if (c->tycon != tc)
+      report(L, NULL, "constructor ‘%s’ does not point back to its type", c->name);
+    if (c->tag != i)
+      report(L, NULL, "constructor ‘%s’ has tag %d but is number %d", c->name, c->tag, i);
     if (c->arity < 0 || (c->arity > 0 && (!c->fields || !c->strict))) {
       report(L, NULL, "constructor ‘%s’ has a bad arity or no field array", c->name);
       continue;
@@ -217,8 +224,8 @@ static void bind_var(Lint *L, const CoreExpr *at, const CoreVar *v, bool evaluat
   if (v->global) report(L, at, "local %s ‘%s’ is marked global", what, var_str(v));
   VarEntry *en = var_find(L, v->uniq);
   if (en)
-    report(L, at, "%s ‘%s’ reuses unique %d, already bound to ‘%s’", what, var_str(v),
-           v->uniq, var_str(en->var));
+    report(L, at, "%s ‘%s’ reuses unique %d, already bound to ‘%s’", what, var_str(v), v->uniq,
+           var_str(en->var));
   else
     en = var_add(L, v->uniq);
   en->var = v;
@@ -238,8 +245,9 @@ static CoreType *lint_var(Lint *L, const CoreExpr *e) {
   const CoreVar *v = e->var;
   if (!v) return report(L, e, "variable occurrence without a variable (NULL)"), NULL;
   VarEntry *en = var_find(L, v->uniq);
-  bool ok = en && (en->global ? en->group < L->cur_group || (en->group == L->cur_group && L->cur_rec)
-                              : en->in_scope);
+  bool ok =
+      en && (en->global ? en->group < L->cur_group || (en->group == L->cur_group && L->cur_rec)
+                        : en->in_scope);
   if (!ok) {
     if (en && en->global && en->group == L->cur_group)
       report(L, e, "‘%s’ refers to itself but its binding group is not recursive", var_str(v));
@@ -276,10 +284,12 @@ static CoreType *lint_tyapp(Lint *L, const CoreExpr *e) {
   if (!ka) return report(L, e, "in a type argument: %s", why), NULL;
   if (!tf) return NULL;
   if (tf->kind != CT_FORALL || !tf->var)
-    return report(L, e, "type application to an expression of non-polymorphic type %s", tystr(tf)), NULL;
+    return report(L, e, "type application to an expression of non-polymorphic type %s", tystr(tf)),
+           NULL;
   if (!core_kind_equal(tf->var->kind, ka))
     return report(L, e, "type argument ‘%s’ has the wrong kind for ‘forall %s’", tystr(e->type),
-                  tf->var->name ? tf->var->name : "?"), NULL;
+                  tf->var->name ? tf->var->name : "?"),
+           NULL;
   CoreType *arg = e->type;
   return core_type_subst(tf->body, 1, &tf->var, &arg);
 }
@@ -302,15 +312,17 @@ static CoreType *lint_tylam(Lint *L, const CoreExpr *e) {
 }
 
 static bool value_syntax(const CoreExpr *e) {
-  while (e && (e->kind == CE_TYLAM || e->kind == CE_CAST)) e = e->body;
+  while (e && (e->kind == CE_TYLAM || e->kind == CE_CAST))
+    e = e->body;
   return e && (e->kind == CE_LAM || e->kind == CE_CON || e->kind == CE_LIT);
 }
 
 static void lint_bind_rhs(Lint *L, const CoreExpr *at, const CoreBind *b) {
   CoreType *tr = lint_expr(L, b->rhs);
   if (tr && b->var && !core_type_equal(b->var->type, tr))
-    report_mismatch(L, at, lz_fmt("right-hand side of ‘%s’ does not have the binder’s type",
-                                  var_str(b->var)), b->var->type, tr);
+    report_mismatch(
+        L, at, lz_fmt("right-hand side of ‘%s’ does not have the binder’s type", var_str(b->var)),
+        b->var->type, tr);
 }
 
 static CoreType *lint_let(Lint *L, const CoreExpr *e) {
@@ -329,7 +341,8 @@ static CoreType *lint_let(Lint *L, const CoreExpr *e) {
     if (!e->rec) bind_var(L, e, e->binds[i].var, value_syntax(e->binds[i].rhs), "let binder");
   }
   CoreType *tb = lint_expr(L, e->body);
-  for (int i = 0; i < e->nbinds; i++) unbind_var(L, e->binds[i].var);
+  for (int i = 0; i < e->nbinds; i++)
+    unbind_var(L, e->binds[i].var);
   return tb;
 }
 
@@ -337,7 +350,8 @@ static bool lit_equal(const CoreLit *a, const CoreLit *b) {
   if (a->kind != b->kind) return false;
   switch (a->kind) {
   case CL_DOUBLE: return a->d == b->d;
-  case CL_STRING: return a->len == b->len && a->str && b->str && memcmp(a->str, b->str, a->len) == 0;
+  case CL_STRING:
+    return a->len == b->len && a->str && b->str && memcmp(a->str, b->str, a->len) == 0;
   case CL_INTEGER:
     if (a->str && b->str) return strcmp(a->str, b->str) == 0;
     return a->i == b->i;
@@ -346,7 +360,8 @@ static bool lit_equal(const CoreLit *a, const CoreLit *b) {
 }
 
 static bool check_lit(Lint *L, const CoreExpr *at, const CoreLit *l) {
-  if ((unsigned)l->kind > CL_INTEGER) return report(L, at, "literal of unknown kind %d", (int)l->kind), false;
+  if ((unsigned)l->kind > CL_INTEGER)
+    return report(L, at, "literal of unknown kind %d", (int)l->kind), false;
   if (l->kind == CL_STRING && !l->str) return report(L, at, "string literal without bytes"), false;
   if (l->kind == CL_INTEGER && !l->fits && !l->str)
     return report(L, at, "big Integer literal without digits"), false;
@@ -375,17 +390,18 @@ static void lint_con_alt(Lint *L, const CoreExpr *e, const CoreAlt *a, CoreType 
     bind_var(L, e, v, c->strict && c->strict[j], "pattern variable");
     CoreType *ft = ts ? core_con_field_type((CoreDataCon *)c, j, args) : NULL;
     if (v && ft && !core_type_equal(ft, v->type))
-      report_mismatch(L, e, lz_fmt("pattern variable ‘%s’ (field %d of ‘%s’)", var_str(v), j + 1, c->name),
-                      ft, v->type);
+      report_mismatch(
+          L, e, lz_fmt("pattern variable ‘%s’ (field %d of ‘%s’)", var_str(v), j + 1, c->name), ft,
+          v->type);
   }
 }
 
 /* What lint_case learns about a case before its alternatives; kept in the arena so
  * that the recursion through nested cases carries little C stack. */
 typedef struct CaseState {
-  CoreType *ts;         /* scrutinee type, or NULL if unknown */
-  const CoreTyCon *tc;  /* its head type constructor */
-  CoreType **args;      /* and arguments */
+  CoreType *ts;        /* scrutinee type, or NULL if unknown */
+  const CoreTyCon *tc; /* its head type constructor */
+  CoreType **args;     /* and arguments */
   int nargs;
   int ndefault, ncon, nlit;
   bool bad_scrut, res_ok;
@@ -397,8 +413,10 @@ __attribute__((noinline)) static void lint_alt_pattern(Lint *L, const CoreExpr *
   const CoreAlt *a = &e->alts[i];
   switch (a->kind) {
   case ALT_DEFAULT:
-    if (++cs->ndefault > 1) report(L, e, "more than one DEFAULT alternative");
-    else if (i != e->nalts - 1) report(L, e, "the DEFAULT alternative is not the last one");
+    if (++cs->ndefault > 1)
+      report(L, e, "more than one DEFAULT alternative");
+    else if (i != e->nalts - 1)
+      report(L, e, "the DEFAULT alternative is not the last one");
     break;
   case ALT_CON: {
     cs->ncon++;
@@ -406,9 +424,10 @@ __attribute__((noinline)) static void lint_alt_pattern(Lint *L, const CoreExpr *
     bool typed = cs->ts && tc && tc->sort == TC_DATA && cs->nargs == tc->arity;
     if (cs->ts && !typed && !cs->bad_scrut) {
       report(L, e, "constructor alternative on a scrutinee of type %s, which is not an %s",
-             tystr(cs->ts), tc && tc->sort == TC_NEWTYPE
-                                ? "algebraic data type (newtypes exist only in types: use a cast)"
-                                : "applied algebraic data type");
+             tystr(cs->ts),
+             tc && tc->sort == TC_NEWTYPE
+                 ? "algebraic data type (newtypes exist only in types: use a cast)"
+                 : "applied algebraic data type");
       cs->bad_scrut = true;
     }
     for (int j = 0; j < i; j++)
@@ -441,7 +460,8 @@ __attribute__((noinline)) static void lint_alt_pattern(Lint *L, const CoreExpr *
   }
 }
 
-__attribute__((noinline)) static CaseState *lint_case_head(Lint *L, const CoreExpr *e, CoreType *ts) {
+__attribute__((noinline)) static CaseState *lint_case_head(Lint *L, const CoreExpr *e,
+                                                           CoreType *ts) {
   CaseState *cs = LZ_NEW(CaseState);
   cs->ts = ts;
   cs->res_ok = check_type(L, e, e->type, "the case result");
@@ -456,10 +476,12 @@ __attribute__((noinline)) static void lint_alt_end(Lint *L, const CoreExpr *e, C
                                                    CoreType *tr) {
   const CoreAlt *a = &e->alts[i];
   if (tr && cs->res_ok && !core_type_equal(tr, e->type))
-    report_mismatch(L, a->rhs, lz_fmt("alternative %d’s type differs from the case’s result type", i + 1),
+    report_mismatch(L, a->rhs,
+                    lz_fmt("alternative %d’s type differs from the case’s result type", i + 1),
                     e->type, tr);
   if (a->kind == ALT_CON && a->con && a->vars)
-    for (int j = 0; j < a->con->arity; j++) unbind_var(L, a->vars[j]);
+    for (int j = 0; j < a->con->arity; j++)
+      unbind_var(L, a->vars[j]);
 }
 
 static CoreType *lint_case(Lint *L, const CoreExpr *e) {
@@ -482,17 +504,23 @@ static CoreType *lint_con(Lint *L, const CoreExpr *e) {
   if (!c || !c->tycon) return report(L, e, "constructor application without a constructor"), NULL;
   const CoreTyCon *tc = c->tycon;
   if (tc->sort == TC_NEWTYPE)
-    return report(L, e, "constructor ‘%s’ of newtype %s used as a value (newtypes exist only in types: use a cast)",
-                  c->name, tc->name), NULL;
+    return report(L, e,
+                  "constructor ‘%s’ of newtype %s used as a value (newtypes exist only in types: "
+                  "use a cast)",
+                  c->name, tc->name),
+           NULL;
   if (e->ntyargs != tc->arity || (e->ntyargs > 0 && !e->tyargs))
     return report(L, e, "constructor ‘%s’ needs %d type arguments but has %d", c->name, tc->arity,
-                  e->ntyargs), NULL;
+                  e->ntyargs),
+           NULL;
   if (e->nargs != c->arity || (e->nargs > 0 && !e->args))
     return report(L, e, "constructor ‘%s’ has %d fields but is applied to %d arguments", c->name,
-                  c->arity, e->nargs), NULL;
+                  c->arity, e->nargs),
+           NULL;
   bool ok = true;
   for (int i = 0; i < e->ntyargs; i++) {
-    const char *why = type_problem(L, e->tyargs[i], tc->params && tc->params[i] ? tc->params[i]->kind : NULL);
+    const char *why =
+        type_problem(L, e->tyargs[i], tc->params && tc->params[i] ? tc->params[i]->kind : NULL);
     if (why) {
       report(L, e, "in type argument %d of ‘%s’: %s", i + 1, c->name, why);
       ok = false;
@@ -508,9 +536,12 @@ static CoreType *lint_con(Lint *L, const CoreExpr *e) {
     if (!core_type_equal(ft, ta)) {
       report_mismatch(L, e, lz_fmt("argument %d of constructor ‘%s’", i + 1, c->name), ft, ta);
       ok = false;
-    } else if (c->strict && c->strict[i] && !core_type_unlifted(ta) && !is_evaluated(L, e->args[i])) {
-      report(L, e, "argument %d for the strict field of ‘%s’ is not evaluated (bind it with a case first)",
-             i + 1, c->name);
+    } else if (c->strict && c->strict[i] && !core_type_unlifted(ta) &&
+               !is_evaluated(L, e->args[i])) {
+      report(
+          L, e,
+          "argument %d for the strict field of ‘%s’ is not evaluated (bind it with a case first)",
+          i + 1, c->name);
     }
   }
   return ok ? core_type_apply_con(c->tycon, e->ntyargs, e->tyargs) : NULL;
@@ -522,7 +553,8 @@ static CoreType *lint_primop(Lint *L, const CoreExpr *e) {
   const CorePrimInfo *pi = &core_primops[e->primop];
   if (e->nargs != pi->arity || (e->nargs > 0 && !e->args))
     return report(L, e, "primop %s takes %d arguments but is given %d", pi->name, pi->arity,
-                  e->nargs), NULL;
+                  e->nargs),
+           NULL;
   bool ok = check_type(L, e, e->type, "the primop's result");
   CoreType **targ = LZ_NEW_ARRAY(CoreType *, e->nargs + 1);
   for (int i = 0; i < e->nargs; i++)
@@ -533,7 +565,8 @@ static CoreType *lint_primop(Lint *L, const CoreExpr *e) {
   CoreTyVar *vars[16];
   CoreType *sub[16] = {0};
   int nv = 0;
-  while (decl && decl->kind == CT_FORALL && nv < 16) vars[nv++] = decl->var, decl = decl->body;
+  while (decl && decl->kind == CT_FORALL && nv < 16)
+    vars[nv++] = decl->var, decl = decl->body;
   for (int i = 0; i < e->nargs; i++) {
     bool poly_param = false;
     if (decl) {
@@ -557,8 +590,9 @@ static CoreType *lint_primop(Lint *L, const CoreExpr *e) {
              i + 1, pi->name);
   }
   if (decl && !core_type_match(decl, e->type, nv, vars, sub))
-    return report(L, e, "primop %s returns %s, but its declared type is %s", pi->name, tystr(e->type),
-                  tystr(L->p->primop_types[e->primop])), NULL;
+    return report(L, e, "primop %s returns %s, but its declared type is %s", pi->name,
+                  tystr(e->type), tystr(L->p->primop_types[e->primop])),
+           NULL;
   return e->type;
 }
 
@@ -567,7 +601,8 @@ static CoreType *lint_cast(Lint *L, const CoreExpr *e) {
   if (!check_type(L, e, e->type, "the cast target") || !from) return NULL;
   if (!core_type_is_newtype_rep(from, e->type) && !core_type_is_newtype_rep(e->type, from))
     return report(L, e, "cast from %s to %s is not between a newtype and its representation",
-                  tystr(from), tystr(e->type)), NULL;
+                  tystr(from), tystr(e->type)),
+           NULL;
   return e->type;
 }
 
@@ -576,8 +611,10 @@ static CoreType *lint_expr(Lint *L, const CoreExpr *e) {
   if (!e) return report(L, NULL, "missing expression (NULL)"), NULL;
   if (L->depth >= CORE_MAX_DEPTH) {
     if (!L->deep_noted)
-      fprintf(L->out, "core lint (after %s): note: expression nested deeper than %d levels; "
-                      "not checked below that\n", L->pass, CORE_MAX_DEPTH);
+      fprintf(L->out,
+              "core lint (after %s): note: expression nested deeper than %d levels; "
+              "not checked below that\n",
+              L->pass, CORE_MAX_DEPTH);
     L->deep_noted = true;
     return NULL;
   }
@@ -621,8 +658,8 @@ static void register_globals(Lint *L) {
       if (!v->global) report(L, NULL, "top-level binder ‘%s’ is not marked global", var_str(v));
       VarEntry *en = var_find(L, v->uniq);
       if (en) {
-        report(L, NULL, "top-level binder ‘%s’ reuses unique %d, already bound to ‘%s’",
-               var_str(v), v->uniq, var_str(en->var));
+        report(L, NULL, "top-level binder ‘%s’ reuses unique %d, already bound to ‘%s’", var_str(v),
+               v->uniq, var_str(en->var));
         continue;
       }
       en = var_add(L, v->uniq);
@@ -664,7 +701,8 @@ int core_lint_program(const CoreProgram *p, const char *after_pass) {
     report(&L, NULL, "no program (NULL)");
     return L.count;
   }
-  for (int i = 0; i < p->tycons.len && !L.stopped; i++) lint_tycon(&L, p->tycons.data[i]);
+  for (int i = 0; i < p->tycons.len && !L.stopped; i++)
+    lint_tycon(&L, p->tycons.data[i]);
   register_globals(&L);
   for (int g = 0; g < p->groups.len && !L.stopped; g++) {
     const CoreBindGroup *grp = &p->groups.data[g];
@@ -681,7 +719,8 @@ int core_lint_program(const CoreProgram *p, const char *after_pass) {
       L.where_kind = "binding";
       L.where = var_str(b->var);
       if (!grp->rec && grp->nbinds != 1 && i == 0)
-        report(&L, NULL, "non-recursive binding group with %d bindings (must be exactly one)", grp->nbinds);
+        report(&L, NULL, "non-recursive binding group with %d bindings (must be exactly one)",
+               grp->nbinds);
       L.tyscope.len = 0;
       check_type(&L, NULL, b->var->type, "the top-level binder");
       lint_bind_rhs(&L, b->rhs, b);

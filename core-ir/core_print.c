@@ -25,15 +25,16 @@ typedef struct Out {
   int len, cap, lim; /* flat: stop (full = true) once len would exceed lim */
   bool grow;         /* flat: buf is in the arena and may grow */
   bool full;
-  int col;           /* column of the next character (layout mode) */
-  bool tyuniq;       /* print type variables with their uniques */
+  int col;     /* column of the next character (layout mode) */
+  bool tyuniq; /* print type variables with their uniques */
   int depth;
 } Out;
 
 static void put(Out *o, const char *s, size_t n) {
   if (o->f) {
     fwrite(s, 1, n, o->f);
-    for (size_t i = 0; i < n; i++) o->col = s[i] == '\n' ? 0 : o->col + 1;
+    for (size_t i = 0; i < n; i++)
+      o->col = s[i] == '\n' ? 0 : o->col + 1;
     return;
   }
   if (o->full) return;
@@ -63,7 +64,8 @@ static void puts_(Out *o, const char *s) { put(o, s, strlen(s)); }
 enum { MAX_INDENT = 60 };
 
 static void newline(Out *o, int indent) {
-  static const char spaces[MAX_INDENT + 2] = "\n                                                            ";
+  static const char spaces[MAX_INDENT + 2] =
+      "\n                                                            ";
   put(o, spaces, (size_t)(indent < MAX_INDENT ? indent : MAX_INDENT) + 1);
 }
 
@@ -132,7 +134,8 @@ static void put_type(Out *o, const CoreType *t, int prec) {
   case CT_APP: {
     const CoreType *args[64], *h = t;
     int n = 0;
-    while (h && h->kind == CT_APP && n < 64) args[n++] = h->arg, h = h->fn;
+    while (h && h->kind == CT_APP && n < 64)
+      args[n++] = h->arg, h = h->fn;
     CoreTyCon *tc = h && h->kind == CT_CON ? h->con : NULL;
     if (tc && tc->name && !tc->module && strcmp(tc->name, "[]") == 0 && n == 1) {
       puts_(o, "[");
@@ -532,10 +535,12 @@ static void layout_expr(Out *o, const CoreExpr *e, int indent, int prec) {
     /* head, then the arguments of the spine */
     int n = 0;
     const CoreExpr *h = e;
-    for (; h->fn && (h->kind == CE_APP || h->kind == CE_TYAPP); h = h->fn) n++;
+    for (; h->fn && (h->kind == CE_APP || h->kind == CE_TYAPP); h = h->fn)
+      n++;
     const CoreExpr **spine = (const CoreExpr **)LZ_NEW_ARRAY(CoreExpr *, n + 1);
     int i = n;
-    for (const CoreExpr *x = e; x != h; x = x->fn) spine[--i] = x;
+    for (const CoreExpr *x = e; x != h; x = x->fn)
+      spine[--i] = x;
     layout_expr(o, h, indent, 1);
     bool broke = false;
     for (i = 0; i < n; i++) {
@@ -632,7 +637,8 @@ void core_print_expr(FILE *out, const CoreExpr *e) {
   layout_expr(&o, e, 0, 0);
 }
 
-/* ---- programs --------------------------------------------------------------------------------- */
+/* ---- programs ---------------------------------------------------------------------------------
+ */
 
 static void put_con_decl(Out *o, const CoreDataCon *c) {
   puts_(o, con_name(c));
@@ -724,12 +730,14 @@ void core_print_program(FILE *out, const CoreProgram *p) {
   Out o = {0};
   o.f = out;
   if (!p) return;
-  for (int i = 0; i < p->tycons.len; i++) print_tycon(&o, p->tycons.data[i]);
+  for (int i = 0; i < p->tycons.len; i++)
+    print_tycon(&o, p->tycons.data[i]);
   if (p->tycons.len) puts_(&o, "\n");
   for (int g = 0; g < p->groups.len; g++) {
     const CoreBindGroup *grp = &p->groups.data[g];
     if (grp->rec) puts_(&o, "Rec {\n");
-    for (int i = 0; i < grp->nbinds; i++) print_top_bind(&o, &grp->binds[i]);
+    for (int i = 0; i < grp->nbinds; i++)
+      print_top_bind(&o, &grp->binds[i]);
     if (grp->rec) puts_(&o, "end Rec }\n\n");
   }
 }

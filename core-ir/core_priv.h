@@ -33,7 +33,8 @@ bool core_type_unlifted(const CoreType *t); /* headed by an unlifted primitive t
 bool core_type_is_newtype_rep(const CoreType *nt, const CoreType *to);
 /* One-way matching: can pat's variables vars[0..n) be instantiated (sub[], initially
  * NULL) so that pat equals t? */
-bool core_type_match(const CoreType *pat, const CoreType *t, int n, CoreTyVar **vars, CoreType **sub);
+bool core_type_match(const CoreType *pat, const CoreType *t, int n, CoreTyVar **vars,
+                     CoreType **sub);
 
 /* Deepest expression nesting the printer and linter descend into, so that they fit in
  * an 8 MB C stack; AddressSanitizer's frames are several times larger. */

@@ -51,13 +51,15 @@ static const CoreKind *kind_of(const CoreType *t, const CoreTyScope *scope, cons
       if (same_tyvar(e->v, t->var)) return t->var->kind;
     if (scope) {
       bool found = false;
-      for (int i = scope->len - 1; i >= 0 && !found; i--) found = same_tyvar(scope->data[i], t->var);
-      if (!found)
-        /* the type checker's unification variables have negative uniques */
-        return *why = lz_fmt(t->var->uniq < 0
-                                 ? "unresolved type variable ‘%s’ (a unification variable) left in Core"
-                                 : "type variable ‘%s’ is not in scope",
-                             core_type_to_string_uniq(t)), NULL;
+      for (int i = scope->len - 1; i >= 0 && !found; i--)
+        found = same_tyvar(scope->data[i], t->var);
+      if (!found) /* the type checker's unification variables have negative uniques */
+        return *why = lz_fmt(
+                   t->var->uniq < 0
+                       ? "unresolved type variable ‘%s’ (a unification variable) left in Core"
+                       : "type variable ‘%s’ is not in scope",
+                   core_type_to_string_uniq(t)),
+               NULL;
     }
     return t->var->kind;
   case CT_CON:
@@ -81,7 +83,8 @@ static const CoreKind *kind_of(const CoreType *t, const CoreTyScope *scope, cons
     if (!kr) return NULL;
     if (!kind_is_star(ka) || !kind_is_star(kr))
       return *why = lz_fmt("function type ‘%s’ has an argument or result that is not of kind *",
-                           tystr(t)), NULL;
+                           tystr(t)),
+             NULL;
     return core_kind_star();
   }
   case CT_FORALL: {
@@ -89,7 +92,8 @@ static const CoreKind *kind_of(const CoreType *t, const CoreTyScope *scope, cons
     LocalTv e = {t->var, env};
     const CoreKind *kb = kind_of(t->body, scope, &e, depth + 1, why);
     if (!kb) return NULL;
-    if (!kind_is_star(kb)) return *why = lz_fmt("forall body of ‘%s’ is not of kind *", tystr(t)), NULL;
+    if (!kind_is_star(kb))
+      return *why = lz_fmt("forall body of ‘%s’ is not of kind *", tystr(t)), NULL;
     return core_kind_star();
   }
   }
@@ -105,19 +109,22 @@ const char *core_type_problem(const CoreType *t, const CoreKind *want, const Cor
   const CoreKind *k = kind_of(t, scope, NULL, 0, &why);
   if (!k) return why;
   if (!core_kind_equal(k, want))
-    return lz_fmt("‘%s’ %s", tystr(t), kind_is_star(want) ? "is not of kind *" : "has the wrong kind");
+    return lz_fmt("‘%s’ %s", tystr(t),
+                  kind_is_star(want) ? "is not of kind *" : "has the wrong kind");
   return NULL;
 }
 
 const CoreTyCon *core_type_split_con(const CoreType *t, CoreType ***args, int *nargs) {
   int n = 0;
   const CoreType *h = t;
-  for (; h && h->kind == CT_APP; h = h->fn) n++;
+  for (; h && h->kind == CT_APP; h = h->fn)
+    n++;
   if (!h || h->kind != CT_CON || !h->con) return NULL;
   if (nargs) *nargs = n;
   if (args) {
     *args = LZ_NEW_ARRAY(CoreType *, n + 1);
-    for (int i = n - 1; i >= 0; i--, t = t->fn) (*args)[i] = t->arg;
+    for (int i = n - 1; i >= 0; i--, t = t->fn)
+      (*args)[i] = t->arg;
   }
   return h->con;
 }
@@ -149,14 +156,17 @@ static bool match(const CoreType *pat, const CoreType *t, int n, CoreTyVar **var
       }
   if (pat->kind != t->kind) return false;
   switch (pat->kind) {
-  case CT_APP: return match(pat->fn, t->fn, n, vars, sub, depth + 1) &&
-                      match(pat->arg, t->arg, n, vars, sub, depth + 1);
-  case CT_FUN: return match(pat->arg, t->arg, n, vars, sub, depth + 1) &&
-                      match(pat->res, t->res, n, vars, sub, depth + 1);
+  case CT_APP:
+    return match(pat->fn, t->fn, n, vars, sub, depth + 1) &&
+           match(pat->arg, t->arg, n, vars, sub, depth + 1);
+  case CT_FUN:
+    return match(pat->arg, t->arg, n, vars, sub, depth + 1) &&
+           match(pat->res, t->res, n, vars, sub, depth + 1);
   default: return core_type_equal(pat, t);
   }
 }
 
-bool core_type_match(const CoreType *pat, const CoreType *t, int n, CoreTyVar **vars, CoreType **sub) {
+bool core_type_match(const CoreType *pat, const CoreType *t, int n, CoreTyVar **vars,
+                     CoreType **sub) {
   return match(pat, t, n, vars, sub, 0);
 }

@@ -80,22 +80,26 @@ static void globals_of(Opt *O, const CoreExpr *e, GlobalFn fn, void *ctx) {
     case CE_CAST:
     case CE_SCC: e = e->body; break;
     case CE_LET:
-      for (int i = 0; i < e->nbinds; i++) globals_of(O, e->binds[i].rhs, fn, ctx);
+      for (int i = 0; i < e->nbinds; i++)
+        globals_of(O, e->binds[i].rhs, fn, ctx);
       e = e->body;
       break;
     case CE_CASE:
       globals_of(O, e->body, fn, ctx);
-      for (int i = 0; i < e->nalts; i++) globals_of(O, e->alts[i].rhs, fn, ctx);
+      for (int i = 0; i < e->nalts; i++)
+        globals_of(O, e->alts[i].rhs, fn, ctx);
       return;
     case CE_CON:
     case CE_PRIMOP:
-      for (int i = 0; i < e->nargs; i++) globals_of(O, e->args[i], fn, ctx);
+      for (int i = 0; i < e->nargs; i++)
+        globals_of(O, e->args[i], fn, ctx);
       return;
     }
   }
 }
 
-/* ---- dead globals ----------------------------------------------------------------------------- */
+/* ---- dead globals -----------------------------------------------------------------------------
+ */
 
 typedef LZ_VEC(CoreVar *) VarVec;
 
@@ -111,7 +115,8 @@ void core_opt_drop_dead_globals(Opt *O) {
   if (!p->main) return;
   core_opt_index_globals(O);
   for (int g = 0; g < p->groups.len; g++)
-    for (int i = 0; i < p->groups.data[g].nbinds; i++) core_opt_vvi(O, p->groups.data[g].binds[i].var)->mark = 0;
+    for (int i = 0; i < p->groups.data[g].nbinds; i++)
+      core_opt_vvi(O, p->groups.data[g].binds[i].var)->mark = 0;
   VarVec work = {0};
   reach_one(O, p->main, &work);
   while (work.len) {
@@ -138,7 +143,8 @@ void core_opt_drop_dead_globals(Opt *O) {
   core_opt_index_globals(O);
 }
 
-/* ---- regrouping (Tarjan) ------------------------------------------------------------------------- */
+/* ---- regrouping (Tarjan)
+ * ------------------------------------------------------------------------- */
 
 typedef struct Tarjan {
   Opt *O;
@@ -182,16 +188,20 @@ static void strong(Tarjan *T, int v) {
   if (T->low[v] != T->index[v]) return;
   CoreBindGroup g = {0};
   int start = T->sp;
-  do start--;
+  do
+    start--;
   while (T->stack[start] != v);
   g.nbinds = T->sp - start;
   g.binds = LZ_NEW_ARRAY(CoreBind, g.nbinds);
   /* keep the original order inside a group */
   int k = 0;
-  for (int i = start; i < T->sp; i++) T->on_stack[T->stack[i]] = false;
-  for (int i = start; i < T->sp; i++) g.binds[k++] = *T->binds[T->stack[i]];
+  for (int i = start; i < T->sp; i++)
+    T->on_stack[T->stack[i]] = false;
+  for (int i = start; i < T->sp; i++)
+    g.binds[k++] = *T->binds[T->stack[i]];
   for (int a = 1; a < g.nbinds; a++)
-    for (int b = a; b > 0 && node_of(T->O, g.binds[b].var) < node_of(T->O, g.binds[b - 1].var); b--) {
+    for (int b = a; b > 0 && node_of(T->O, g.binds[b].var) < node_of(T->O, g.binds[b - 1].var);
+         b--) {
       CoreBind t = g.binds[b];
       g.binds[b] = g.binds[b - 1];
       g.binds[b - 1] = t;
@@ -205,7 +215,8 @@ void core_opt_regroup(Opt *O) {
   CoreProgram *p = O->p;
   Tarjan T = {0};
   T.O = O;
-  for (int g = 0; g < p->groups.len; g++) T.n += p->groups.data[g].nbinds;
+  for (int g = 0; g < p->groups.len; g++)
+    T.n += p->groups.data[g].nbinds;
   T.binds = LZ_NEW_ARRAY(CoreBind *, T.n + 1);
   T.index = LZ_NEW_ARRAY(int, T.n + 1);
   T.low = LZ_NEW_ARRAY(int, T.n + 1);
@@ -220,14 +231,16 @@ void core_opt_regroup(Opt *O) {
     }
   for (int v = 0; v < T.n; v++)
     if (!T.index[v]) strong(&T, v);
-  for (int v = 0; v < T.n; v++) core_opt_vvi(O, T.binds[v]->var)->mark = 0;
+  for (int v = 0; v < T.n; v++)
+    core_opt_vvi(O, T.binds[v]->var)->mark = 0;
   p->groups.data = T.out.data;
   p->groups.len = T.out.len;
   p->groups.cap = T.out.cap;
   core_opt_index_globals(O);
 }
 
-/* ---- floating to the top level ----------------------------------------------------------------- */
+/* ---- floating to the top level -----------------------------------------------------------------
+ */
 
 /* Turn local binder v into a global of module m (its occurrences follow by unique). */
 static void globalise(CoreVar *v, CoreVar *owner) {
@@ -268,8 +281,10 @@ static CoreExpr *eta_expand(Opt *O, CoreExpr *rhs) {
     t = t->res;
   }
   CoreExpr *body = rhs;
-  for (int i = 0; i < need; i++) body = core_app(body, core_var(ps[i]));
-  for (int i = need - 1; i >= 0; i--) body = core_lam(ps[i], body);
+  for (int i = 0; i < need; i++)
+    body = core_app(body, core_var(ps[i]));
+  for (int i = need - 1; i >= 0; i--)
+    body = core_lam(ps[i], body);
   return body;
 }
 
@@ -294,7 +309,8 @@ void core_opt_float_top(Opt *O) {
         r = b->rhs;
       }
       /* x = let y = a in b  ==>  y = a; x = b (lifted lets only; never out of an scc) */
-      while (r->kind == CE_LET && !(!r->rec && core_opt_type_unlifted_under_foralls(r->binds[0].var->type))) {
+      while (r->kind == CE_LET &&
+             !(!r->rec && core_opt_type_unlifted_under_foralls(r->binds[0].var->type))) {
         for (int k = 0; k < r->nbinds; k++) {
           globalise(r->binds[k].var, x);
           add_group(p, true, r->binds[k].var, r->binds[k].rhs);
@@ -340,7 +356,8 @@ void core_opt_float_top(Opt *O) {
     }
 }
 
-/* ---- depth check ---------------------------------------------------------------------------------- */
+/* ---- depth check
+ * ---------------------------------------------------------------------------------- */
 
 static int depth_of(const CoreExpr *e, int d, int limit) {
   int best = d;
@@ -398,11 +415,13 @@ static void mark_deep(Opt *O) {
   for (int g = 0; g < p->groups.len; g++)
     for (int i = 0; i < p->groups.data[g].nbinds; i++) {
       CoreBind *b = &p->groups.data[g].binds[i];
-      if (depth_of(b->rhs, 0, CORE_MAX_DEPTH / 2) > CORE_MAX_DEPTH / 2) core_opt_vvi(O, b->var)->flags |= VI_NOINLINE;
+      if (depth_of(b->rhs, 0, CORE_MAX_DEPTH / 2) > CORE_MAX_DEPTH / 2)
+        core_opt_vvi(O, b->var)->flags |= VI_NOINLINE;
     }
 }
 
-/* ---- the driver ---------------------------------------------------------------------------------- */
+/* ---- the driver
+ * ---------------------------------------------------------------------------------- */
 
 static bool lint_after(Opt *O, const char *pass) {
   if (!O->lint) return true;
@@ -456,17 +475,20 @@ static void count_expr(const CoreExpr *e, Counts *c) {
     case CE_SCC: e = e->body; break;
     case CE_LET:
       c->lets++;
-      for (int i = 0; i < e->nbinds; i++) count_expr(e->binds[i].rhs, c);
+      for (int i = 0; i < e->nbinds; i++)
+        count_expr(e->binds[i].rhs, c);
       e = e->body;
       break;
     case CE_CASE:
       c->cases++;
       count_expr(e->body, c);
-      for (int i = 0; i < e->nalts; i++) count_expr(e->alts[i].rhs, c);
+      for (int i = 0; i < e->nalts; i++)
+        count_expr(e->alts[i].rhs, c);
       return;
     case CE_CON:
     case CE_PRIMOP:
-      for (int i = 0; i < e->nargs; i++) count_expr(e->args[i], c);
+      for (int i = 0; i < e->nargs; i++)
+        count_expr(e->args[i], c);
       return;
     }
   }
@@ -475,7 +497,8 @@ static void count_expr(const CoreExpr *e, Counts *c) {
 static Counts count_program(const CoreProgram *p) {
   Counts c = {0};
   for (int g = 0; g < p->groups.len; g++)
-    for (int i = 0; i < p->groups.data[g].nbinds; i++) count_expr(p->groups.data[g].binds[i].rhs, &c);
+    for (int i = 0; i < p->groups.data[g].nbinds; i++)
+      count_expr(p->groups.data[g].binds[i].rhs, &c);
   return c;
 }
 
@@ -529,8 +552,9 @@ void core_opt_print_stats(FILE *out) {
           s->beta, s->inline_global, s->inline_local, s->inline_once, s->known_con, s->case_of_case,
           s->join_points, s->case_elim, s->let_float, s->dead_let, s->const_fold, s->cast_cast,
           s->specialised, s->worker_wrapper, s->dead_global);
-  fprintf(out, "optimiser: Core reachable from main: %ld nodes (%ld applications, %ld cases, %ld lets) "
-               "before, %ld nodes (%ld applications, %ld cases, %ld lets) after\n",
+  fprintf(out,
+          "optimiser: Core reachable from main: %ld nodes (%ld applications, %ld cases, %ld lets) "
+          "before, %ld nodes (%ld applications, %ld cases, %ld lets) after\n",
           before_counts.nodes, before_counts.apps, before_counts.cases, before_counts.lets,
           after_counts.nodes, after_counts.apps, after_counts.cases, after_counts.lets);
 }

@@ -18,35 +18,35 @@
 /* ---- per-variable information (indexed by uniq) --------------------------------------- */
 
 enum {
-  VI_IN_LAM = 1 << 0,    /* some occurrence is under a lambda not enclosing the binder */
-  VI_IN_SCC = 1 << 1,    /* some occurrence is inside an scc not enclosing the binder */
-  VI_GLOBAL_REC = 1 << 2,/* top-level binder of a recursive group */
-  VI_WRAPPER = 1 << 3,   /* a worker/wrapper wrapper: always inline, never a loop breaker */
-  VI_LOOP = 1 << 4,      /* loop breaker: never inlined */
-  VI_EVALUATED = 1 << 5, /* (simplifier) known to be in WHNF in the current scope */
-  VI_NOINLINE = 1 << 6,  /* deep or odd binding: leave alone */
-  VI_BOTTOM = 1 << 7,    /* (strictness) a function that diverges when saturated */
-  VI_LETREC = 1 << 8,    /* bound by a local let rec */
+  VI_IN_LAM = 1 << 0,     /* some occurrence is under a lambda not enclosing the binder */
+  VI_IN_SCC = 1 << 1,     /* some occurrence is inside an scc not enclosing the binder */
+  VI_GLOBAL_REC = 1 << 2, /* top-level binder of a recursive group */
+  VI_WRAPPER = 1 << 3,    /* a worker/wrapper wrapper: always inline, never a loop breaker */
+  VI_LOOP = 1 << 4,       /* loop breaker: never inlined */
+  VI_EVALUATED = 1 << 5,  /* (simplifier) known to be in WHNF in the current scope */
+  VI_NOINLINE = 1 << 6,   /* deep or odd binding: leave alone */
+  VI_BOTTOM = 1 << 7,     /* (strictness) a function that diverges when saturated */
+  VI_LETREC = 1 << 8,     /* bound by a local let rec */
 };
 
 typedef struct OptVarInfo {
-  int occ;              /* occurrences (from the last occurrence analysis) */
-  int self_occ;         /* let rec / top-level rec: occurrences inside its own rhs */
+  int occ;      /* occurrences (from the last occurrence analysis) */
+  int self_occ; /* let rec / top-level rec: occurrences inside its own rhs */
   unsigned flags;
   int lam_depth, scc_depth; /* (occurrence analysis) where the binder is bound */
   /* simplifier */
-  CoreExpr *subst;      /* substitute this (simplified) expression for the variable */
-  int subst_uses;       /* how often subst was used: the second use clones */
-  CoreExpr *unfold;     /* known value: a lambda or constructor application (simplified) */
-  CoreBind *gbind;      /* top-level binding of a global */
-  int group;            /* top-level group index of a global */
+  CoreExpr *subst;  /* substitute this (simplified) expression for the variable */
+  int subst_uses;   /* how often subst was used: the second use clones */
+  CoreExpr *unfold; /* known value: a lambda or constructor application (simplified) */
+  CoreBind *gbind;  /* top-level binding of a global */
+  int group;        /* top-level group index of a global */
   /* cloning */
   CoreVar *clone_to;
-  int mark;             /* scratch for whole-program walks (reachability, grouping) */
+  int mark; /* scratch for whole-program walks (reachability, grouping) */
   /* strictness: bit i set = strict in value parameter i; arity = value params */
   uint64_t strict_sig;
-  int arity;            /* of strict_sig; -1 on a let binder: unfold_dmd is valid */
-  void *unfold_dmd;     /* (strictness) what evaluating a let-bound variable demands */
+  int arity;        /* of strict_sig; -1 on a let binder: unfold_dmd is valid */
+  void *unfold_dmd; /* (strictness) what evaluating a let-bound variable demands */
 } OptVarInfo;
 
 /* ---- optimiser state ------------------------------------------------------------------ */
@@ -63,16 +63,16 @@ typedef struct Opt {
   bool lint;
   OptVarInfo **vi_chunks; /* see core_opt_vi */
   int vi_nchunks;
-  int vi_cap;             /* one more than the largest unique seen */
+  int vi_cap; /* one more than the largest unique seen */
   OptStats st;
-  int ticks;            /* transformations in the current iteration */
-  int inline_budget;    /* nodes that may still be inlined into the current binding */
-  int inline_depth;     /* nesting of inlined bodies being simplified */
-  int depth;            /* expression nesting (recursion guard) */
-  bool deep;            /* the current binding is too deep: stop transforming */
-  bool in_main;         /* the current binding is the program's, not the standard library's */
+  int ticks;         /* transformations in the current iteration */
+  int inline_budget; /* nodes that may still be inlined into the current binding */
+  int inline_depth;  /* nesting of inlined bodies being simplified */
+  int depth;         /* expression nesting (recursion guard) */
+  bool deep;         /* the current binding is too deep: stop transforming */
+  bool in_main;      /* the current binding is the program's, not the standard library's */
   CoreTyCon *unit_tc;
-  void *spec_state;     /* opt_spec.c: specialisations made so far */
+  void *spec_state;                          /* opt_spec.c: specialisations made so far */
   CoreDataCon *int_con, *dbl_con, *char_con; /* I#, D#, C# (NULL if absent) */
 } Opt;
 
@@ -95,7 +95,7 @@ CoreExpr *core_opt_mk_apps(CoreExpr *head, int n, CoreExpr **args, CoreType **ty
  * variables tvs[0..n) and the expressions vsub[i] for the variables vars[i] (may be
  * NULL/0). Occurrence information of the fresh binders is recomputed. */
 CoreExpr *core_opt_clone(Opt *O, CoreExpr *e, int ntv, CoreTyVar **tvs, CoreType **tys, int nv,
-                    CoreVar **vars, CoreExpr **vsub);
+                         CoreVar **vars, CoreExpr **vsub);
 
 /* Number of nodes, counting at most up to limit (returns > limit when bigger). */
 int core_opt_size(const CoreExpr *e, int limit);
@@ -106,9 +106,9 @@ void core_opt_occ_program(Opt *O);
 /* Does variable uniq occur (free) in e? */
 bool core_opt_mentions(const CoreExpr *e, int uniq);
 
-bool core_opt_is_trivial(const CoreExpr *e);   /* var, literal (not string), tyapp/cast of one */
-bool core_opt_is_value(const CoreExpr *e);     /* lambda, constructor, literal (under casts) */
-bool core_opt_is_lambda(const CoreExpr *e);    /* (type) lambda, under casts */
+bool core_opt_is_trivial(const CoreExpr *e); /* var, literal (not string), tyapp/cast of one */
+bool core_opt_is_value(const CoreExpr *e);   /* lambda, constructor, literal (under casts) */
+bool core_opt_is_lambda(const CoreExpr *e);  /* (type) lambda, under casts */
 /* Pure, cannot fail, cheap: may be evaluated speculatively or dropped. */
 bool core_opt_ok_for_spec(const CoreExpr *e);
 /* Evaluates to WHNF for sure (given the variables flagged VI_EVALUATED). */

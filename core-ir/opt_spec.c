@@ -28,7 +28,7 @@ typedef struct Spec {
 
 typedef struct SpecState {
   Opt *O;
-  LZ_VEC(Spec) specs;   /* also the memo table for floated dictionary applications */
+  LZ_VEC(Spec) specs; /* also the memo table for floated dictionary applications */
   int made;
 } SpecState;
 
@@ -128,7 +128,8 @@ static CoreVar *const_dict(SpecState *S, CoreExpr *e, int depth) {
     h = h->fn;
   }
   CoreExpr *app = core_var(h->var);
-  for (int i = n - 1; i >= 0; i--) app = args[i] ? core_app(app, args[i]) : core_tyapp(app, tys[i]);
+  for (int i = n - 1; i >= 0; i--)
+    app = args[i] ? core_app(app, args[i]) : core_tyapp(app, tys[i]);
   CoreVar *v = core_opt_new_global(S->O, lz_fmt("$d%s", h->var->name), h->var->module, t);
   CoreBindGroup g = {0};
   g.rec = true;
@@ -144,14 +145,17 @@ static CoreVar *const_dict(SpecState *S, CoreExpr *e, int depth) {
   return v;
 }
 
-/* ---- specialising calls ----------------------------------------------------------------------- */
+/* ---- specialising calls -----------------------------------------------------------------------
+ */
 
 /* How many type lambdas and then dictionary lambdas f's right-hand side starts with. */
 static bool overloaded(CoreExpr *rhs, int *ntv, int *nd) {
   *ntv = *nd = 0;
   CoreExpr *x = rhs;
-  while (x->kind == CE_TYLAM) (*ntv)++, x = x->body;
-  while (x->kind == CE_LAM && is_dict_type(x->var->type)) (*nd)++, x = x->body;
+  while (x->kind == CE_TYLAM)
+    (*ntv)++, x = x->body;
+  while (x->kind == CE_LAM && is_dict_type(x->var->type))
+    (*nd)++, x = x->body;
   return *nd > 0;
 }
 
@@ -160,7 +164,8 @@ static int spec_expr(SpecState *S, CoreExpr **ep, int depth);
 static CoreExpr *spec_call(SpecState *S, CoreExpr *e) {
   int n = 0;
   CoreExpr *h = e;
-  for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn) n++;
+  for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn)
+    n++;
   if (h->kind != CE_VAR || !h->var->global) return NULL;
   OptVarInfo *hi = core_opt_vvi(S->O, h->var);
   if (!hi->gbind || (hi->flags & VI_NOINLINE)) return NULL;
@@ -168,7 +173,8 @@ static CoreExpr *spec_call(SpecState *S, CoreExpr *e) {
   if (!overloaded(hi->gbind->rhs, &ntv, &nd) || n < ntv + nd || ntv + nd > MAX_ARGS) return NULL;
   CoreExpr **sp = LZ_NEW_ARRAY(CoreExpr *, n);
   int i = n;
-  for (CoreExpr *x = e; x != h; x = x->fn) sp[--i] = x;
+  for (CoreExpr *x = e; x != h; x = x->fn)
+    sp[--i] = x;
   /* the leading type and dictionary arguments must be constant */
   char *key = lz_fmt("spec:%d", h->var->uniq);
   CoreType *tys[MAX_ARGS];
@@ -197,7 +203,8 @@ static CoreExpr *spec_call(SpecState *S, CoreExpr *e) {
     CoreTyVar *tvs[MAX_ARGS];
     CoreVar *dps[MAX_ARGS];
     CoreExpr *dvs[MAX_ARGS];
-    for (int k = 0; k < ntv; k++, body = body->body) tvs[k] = body->tyvar;
+    for (int k = 0; k < ntv; k++, body = body->body)
+      tvs[k] = body->tyvar;
     for (int k = 0; k < nd; k++, body = body->body) {
       dps[k] = body->var;
       dvs[k] = core_var(ds[k]);
@@ -221,7 +228,8 @@ static CoreExpr *spec_call(SpecState *S, CoreExpr *e) {
     spec_expr(S, &g.binds[0].rhs, 0);
   }
   CoreExpr *r = core_var(sv);
-  for (int k = ntv + nd; k < n; k++) r = sp[k]->kind == CE_APP ? core_app(r, sp[k]->arg) : core_tyapp(r, sp[k]->type);
+  for (int k = ntv + nd; k < n; k++)
+    r = sp[k]->kind == CE_APP ? core_app(r, sp[k]->arg) : core_tyapp(r, sp[k]->type);
   return r;
 }
 
@@ -253,15 +261,18 @@ static int spec_expr(SpecState *S, CoreExpr **ep, int depth) {
   case CE_CAST:
   case CE_SCC: return spec_expr(S, &e->body, depth + 1);
   case CE_LET:
-    for (int i = 0; i < e->nbinds; i++) n += spec_expr(S, &e->binds[i].rhs, depth + 1);
+    for (int i = 0; i < e->nbinds; i++)
+      n += spec_expr(S, &e->binds[i].rhs, depth + 1);
     return n + spec_expr(S, &e->body, depth + 1);
   case CE_CASE:
     n += spec_expr(S, &e->body, depth + 1);
-    for (int i = 0; i < e->nalts; i++) n += spec_expr(S, &e->alts[i].rhs, depth + 1);
+    for (int i = 0; i < e->nalts; i++)
+      n += spec_expr(S, &e->alts[i].rhs, depth + 1);
     return n;
   case CE_CON:
   case CE_PRIMOP:
-    for (int i = 0; i < e->nargs; i++) n += spec_expr(S, &e->args[i], depth + 1);
+    for (int i = 0; i < e->nargs; i++)
+      n += spec_expr(S, &e->args[i], depth + 1);
     return n;
   }
   return n;

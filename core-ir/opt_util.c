@@ -24,7 +24,8 @@ OptVarInfo *core_opt_vi(Opt *O, int uniq) {
   int c = uniq >> OPT_VI_CHUNK_BITS;
   if (c >= O->vi_nchunks) {
     int n = O->vi_nchunks ? O->vi_nchunks : 16;
-    while (n <= c) n *= 2;
+    while (n <= c)
+      n *= 2;
     OptVarInfo **nc = LZ_NEW_ARRAY(OptVarInfo *, n);
     if (O->vi_nchunks) memcpy(nc, O->vi_chunks, sizeof(OptVarInfo *) * (size_t)O->vi_nchunks);
     O->vi_chunks = nc;
@@ -71,7 +72,8 @@ CoreVar *core_opt_fresh_var(const char *name, CoreType *t) {
 
 CoreExpr *core_opt_mk_apps(CoreExpr *head, int n, CoreExpr **args, CoreType **tys) {
   CoreExpr *e = head;
-  for (int i = 0; i < n; i++) e = args[i] ? core_app(e, args[i]) : core_tyapp(e, tys[i]);
+  for (int i = 0; i < n; i++)
+    e = args[i] ? core_app(e, args[i]) : core_tyapp(e, tys[i]);
   return e;
 }
 
@@ -96,7 +98,9 @@ static CoreVar *cl_binder(Clone *c, CoreVar *v, CoreVar **saved) {
   return nv;
 }
 
-static void cl_unbind(Clone *c, CoreVar *v, CoreVar *saved) { core_opt_vvi(c->O, v)->clone_to = saved; }
+static void cl_unbind(Clone *c, CoreVar *v, CoreVar *saved) {
+  core_opt_vvi(c->O, v)->clone_to = saved;
+}
 
 static CoreExpr *cl_expr(Clone *c, CoreExpr *e);
 
@@ -144,13 +148,15 @@ static CoreExpr *cl_expr(Clone *c, CoreExpr *e) {
     CoreVar **saved = LZ_NEW_ARRAY(CoreVar *, e->nbinds);
     n->binds = LZ_NEW_ARRAY(CoreBind, e->nbinds);
     if (e->rec)
-      for (int i = 0; i < e->nbinds; i++) n->binds[i].var = cl_binder(c, e->binds[i].var, &saved[i]);
+      for (int i = 0; i < e->nbinds; i++)
+        n->binds[i].var = cl_binder(c, e->binds[i].var, &saved[i]);
     for (int i = 0; i < e->nbinds; i++) {
       n->binds[i].rhs = cl_expr(c, e->binds[i].rhs);
       if (!e->rec) n->binds[i].var = cl_binder(c, e->binds[i].var, &saved[i]);
     }
     n->body = cl_expr(c, e->body);
-    for (int i = e->nbinds - 1; i >= 0; i--) cl_unbind(c, e->binds[i].var, saved[i]);
+    for (int i = e->nbinds - 1; i >= 0; i--)
+      cl_unbind(c, e->binds[i].var, saved[i]);
     return n;
   }
   case CE_CASE: {
@@ -167,10 +173,12 @@ static CoreExpr *cl_expr(Clone *c, CoreExpr *e) {
       if (ar > 0) {
         na->vars = LZ_NEW_ARRAY(CoreVar *, ar);
         saved = LZ_NEW_ARRAY(CoreVar *, ar);
-        for (int j = 0; j < ar; j++) na->vars[j] = cl_binder(c, a->vars[j], &saved[j]);
+        for (int j = 0; j < ar; j++)
+          na->vars[j] = cl_binder(c, a->vars[j], &saved[j]);
       }
       na->rhs = cl_expr(c, a->rhs);
-      for (int j = ar - 1; j >= 0; j--) cl_unbind(c, a->vars[j], saved[j]);
+      for (int j = ar - 1; j >= 0; j--)
+        cl_unbind(c, a->vars[j], saved[j]);
     }
     cl_unbind(c, e->var, sb);
     return n;
@@ -178,14 +186,16 @@ static CoreExpr *cl_expr(Clone *c, CoreExpr *e) {
   case CE_CON:
     if (e->ntyargs) {
       n->tyargs = LZ_NEW_ARRAY(CoreType *, e->ntyargs);
-      for (int i = 0; i < e->ntyargs; i++) n->tyargs[i] = cl_type(c, e->tyargs[i]);
+      for (int i = 0; i < e->ntyargs; i++)
+        n->tyargs[i] = cl_type(c, e->tyargs[i]);
     }
     /* fall through */
   case CE_PRIMOP:
     if (e->kind == CE_PRIMOP) n->type = cl_type(c, e->type);
     if (e->nargs) {
       n->args = LZ_NEW_ARRAY(CoreExpr *, e->nargs);
-      for (int i = 0; i < e->nargs; i++) n->args[i] = cl_expr(c, e->args[i]);
+      for (int i = 0; i < e->nargs; i++)
+        n->args[i] = cl_expr(c, e->args[i]);
     }
     return n;
   case CE_CAST:
@@ -198,7 +208,7 @@ static CoreExpr *cl_expr(Clone *c, CoreExpr *e) {
 }
 
 CoreExpr *core_opt_clone(Opt *O, CoreExpr *e, int ntv, CoreTyVar **tvs, CoreType **tys, int nv,
-                    CoreVar **vars, CoreExpr **vsub) {
+                         CoreVar **vars, CoreExpr **vsub) {
   Clone c = {0};
   c.O = O;
   for (int i = 0; i < ntv; i++) {
@@ -214,7 +224,8 @@ CoreExpr *core_opt_clone(Opt *O, CoreExpr *e, int ntv, CoreTyVar **tvs, CoreType
     vi->clone_to = vsub[i]->var;
   }
   CoreExpr *r = cl_expr(&c, e);
-  for (int i = nv - 1; i >= 0; i--) core_opt_vvi(O, vars[i])->clone_to = saved[i];
+  for (int i = nv - 1; i >= 0; i--)
+    core_opt_vvi(O, vars[i])->clone_to = saved[i];
   core_opt_occ_expr(O, r);
   return r;
 }
@@ -231,22 +242,28 @@ static int size_rec(const CoreExpr *e, int acc, int limit) {
       e = e->fn;
       break;
     case CE_TYAPP: e = e->fn; break;
-    case CE_LAM: acc++; e = e->body; break;
+    case CE_LAM:
+      acc++;
+      e = e->body;
+      break;
     case CE_TYLAM:
     case CE_CAST:
     case CE_SCC: e = e->body; break;
     case CE_LET:
-      for (int i = 0; i < e->nbinds; i++) acc = size_rec(e->binds[i].rhs, acc + 1, limit);
+      for (int i = 0; i < e->nbinds; i++)
+        acc = size_rec(e->binds[i].rhs, acc + 1, limit);
       e = e->body;
       break;
     case CE_CASE:
       acc = size_rec(e->body, acc + 1, limit);
-      for (int i = 0; i < e->nalts; i++) acc = size_rec(e->alts[i].rhs, acc + 1, limit);
+      for (int i = 0; i < e->nalts; i++)
+        acc = size_rec(e->alts[i].rhs, acc + 1, limit);
       return acc;
     case CE_CON:
     case CE_PRIMOP:
       acc++;
-      for (int i = 0; i < e->nargs; i++) acc = size_rec(e->args[i], acc, limit);
+      for (int i = 0; i < e->nargs; i++)
+        acc = size_rec(e->args[i], acc, limit);
       return acc;
     }
   }
@@ -255,7 +272,8 @@ static int size_rec(const CoreExpr *e, int acc, int limit) {
 
 int core_opt_size(const CoreExpr *e, int limit) { return size_rec(e, 0, limit); }
 
-/* ---- occurrence analysis ------------------------------------------------------------------------ */
+/* ---- occurrence analysis ------------------------------------------------------------------------
+ */
 
 typedef struct Occ {
   Opt *O;
@@ -311,7 +329,8 @@ static void occ_expr(Occ *c, CoreExpr *e) {
         /* occurrences in the right-hand sides of a recursive group are "self" ones;
          * a right-hand side may run many times, so treat it as under a lambda */
         c->lam++;
-        for (int i = 0; i < e->nbinds; i++) occ_expr(c, e->binds[i].rhs);
+        for (int i = 0; i < e->nbinds; i++)
+          occ_expr(c, e->binds[i].rhs);
         c->lam--;
         for (int i = 0; i < e->nbinds; i++) {
           OptVarInfo *vi = core_opt_vvi(c->O, e->binds[i].var);
@@ -329,13 +348,15 @@ static void occ_expr(Occ *c, CoreExpr *e) {
       for (int i = 0; i < e->nalts; i++) {
         CoreAlt *a = &e->alts[i];
         if (a->kind == ALT_CON)
-          for (int j = 0; j < a->con->arity; j++) occ_bind(c, a->vars[j]);
+          for (int j = 0; j < a->con->arity; j++)
+            occ_bind(c, a->vars[j]);
         occ_expr(c, a->rhs);
       }
       return;
     case CE_CON:
     case CE_PRIMOP:
-      for (int i = 0; i < e->nargs; i++) occ_expr(c, e->args[i]);
+      for (int i = 0; i < e->nargs; i++)
+        occ_expr(c, e->args[i]);
       return;
     }
   }
@@ -359,7 +380,8 @@ void core_opt_occ_program(Opt *O) {
     for (int i = 0; i < grp->nbinds; i++) {
       int before[64];
       int n = grp->rec && grp->nbinds <= 64 ? grp->nbinds : 0;
-      for (int j = 0; j < n; j++) before[j] = core_opt_vvi(O, grp->binds[j].var)->occ;
+      for (int j = 0; j < n; j++)
+        before[j] = core_opt_vvi(O, grp->binds[j].var)->occ;
       core_opt_occ_expr(O, grp->binds[i].rhs);
       for (int j = 0; j < n; j++) {
         OptVarInfo *vj = core_opt_vvi(O, grp->binds[j].var);
@@ -405,7 +427,8 @@ static bool mentions_rec(const CoreExpr *e, int u) {
 
 bool core_opt_mentions(const CoreExpr *e, int uniq) { return mentions_rec(e, uniq); }
 
-/* ---- predicates ------------------------------------------------------------------------------------ */
+/* ---- predicates
+ * ------------------------------------------------------------------------------------ */
 
 bool core_opt_is_trivial(const CoreExpr *e) {
   while (e) {
@@ -423,17 +446,20 @@ bool core_opt_is_trivial(const CoreExpr *e) {
 }
 
 bool core_opt_is_value(const CoreExpr *e) {
-  while (e && (e->kind == CE_CAST || e->kind == CE_TYLAM)) e = e->body;
+  while (e && (e->kind == CE_CAST || e->kind == CE_TYLAM))
+    e = e->body;
   return e && (e->kind == CE_LAM || e->kind == CE_CON || e->kind == CE_LIT);
 }
 
 bool core_opt_is_lambda(const CoreExpr *e) {
-  while (e && (e->kind == CE_CAST || e->kind == CE_TYLAM)) e = e->body;
+  while (e && (e->kind == CE_CAST || e->kind == CE_TYLAM))
+    e = e->body;
   return e && e->kind == CE_LAM;
 }
 
 bool core_opt_ok_for_spec(const CoreExpr *e) {
-  while (e && e->kind == CE_CAST) e = e->body;
+  while (e && e->kind == CE_CAST)
+    e = e->body;
   if (!e) return false;
   if (core_opt_is_trivial(e)) return true;
   if (e->kind == CE_LIT) return true;
@@ -499,7 +525,8 @@ bool core_opt_is_bottom(Opt *O, const CoreExpr *e) {
     case CE_TYAPP: {
       int n = 0;
       const CoreExpr *h = e;
-      for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn) n += h->kind == CE_APP;
+      for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn)
+        n += h->kind == CE_APP;
       if (h->kind != CE_VAR || !h->var->global) return false;
       OptVarInfo *vi = core_opt_vvi(O, h->var);
       return (vi->flags & VI_BOTTOM) && n >= vi->arity;
@@ -515,7 +542,7 @@ bool core_opt_is_bottom(Opt *O, const CoreExpr *e) {
 }
 
 bool core_opt_type_unlifted_under_foralls(const CoreType *t) {
-  while (t && t->kind == CT_FORALL) t = t->body;
+  while (t && t->kind == CT_FORALL)
+    t = t->body;
   return core_type_unlifted(t);
 }
-

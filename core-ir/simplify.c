@@ -26,11 +26,11 @@
 #include "opt_priv.h"
 
 enum {
-  INLINE_SIZE = 30,        /* unfoldings up to this size are inlined at saturated calls */
-  INLINE_ARG_BONUS = 6,    /* ... plus this much per value argument */
-  INLINE_ONCE_SIZE = 400,  /* used-once functions up to this size are always inlined */
-  INLINE_TINY = 8,         /* inlined even when not saturated */
-  MAX_INLINE_DEPTH = 12,   /* nesting of inlined bodies */
+  INLINE_SIZE = 30,       /* unfoldings up to this size are inlined at saturated calls */
+  INLINE_ARG_BONUS = 6,   /* ... plus this much per value argument */
+  INLINE_ONCE_SIZE = 400, /* used-once functions up to this size are always inlined */
+  INLINE_TINY = 8,        /* inlined even when not saturated */
+  MAX_INLINE_DEPTH = 12,  /* nesting of inlined bodies */
 };
 
 CoreExpr *core_opt_simpl_case(Opt *O, CoreExpr *e);
@@ -63,7 +63,8 @@ void core_opt_set_subst(Opt *O, CoreVar *x, CoreExpr *e) {
   xi->subst = e;
   xi->subst_uses = 0;
   const CoreExpr *h = e;
-  while (h && (h->kind == CE_TYAPP || h->kind == CE_CAST)) h = h->kind == CE_TYAPP ? h->fn : h->body;
+  while (h && (h->kind == CE_TYAPP || h->kind == CE_CAST))
+    h = h->kind == CE_TYAPP ? h->fn : h->body;
   if (h && h->kind == CE_VAR && h->var != x) {
     OptVarInfo *hi = core_opt_vvi(O, h->var);
     hi->occ += xi->occ > 0 ? xi->occ : 1;
@@ -78,7 +79,8 @@ void core_opt_set_bind_info(Opt *O, CoreVar *x, CoreExpr *rhs) {
   xi->unfold = NULL;
   xi->flags &= ~(unsigned)VI_EVALUATED;
   const CoreExpr *r = rhs;
-  while (r && r->kind == CE_CAST) r = r->body;
+  while (r && r->kind == CE_CAST)
+    r = r->body;
   if (core_opt_is_value(rhs)) xi->flags |= VI_EVALUATED;
   if (r && (r->kind == CE_CON || core_opt_is_lambda(rhs))) xi->unfold = rhs;
 }
@@ -86,7 +88,8 @@ void core_opt_set_bind_info(Opt *O, CoreVar *x, CoreExpr *rhs) {
 /* ---- inlining -------------------------------------------------------------------------------- */
 
 static const CoreExpr *under_lams(const CoreExpr *e) {
-  while (e && (e->kind == CE_LAM || e->kind == CE_TYLAM || e->kind == CE_CAST)) e = e->body;
+  while (e && (e->kind == CE_LAM || e->kind == CE_TYLAM || e->kind == CE_CAST))
+    e = e->body;
   return e;
 }
 
@@ -147,13 +150,17 @@ static CoreExpr *inline_candidate(Opt *O, CoreVar *v, int nval, int n, CoreExpr 
   return size <= INLINE_SIZE + INLINE_ARG_BONUS * nval ? unf : NULL;
 }
 
-/* ---- application --------------------------------------------------------------------------------- */
+/* ---- application
+ * --------------------------------------------------------------------------------- */
 
 static CoreType *apply_type(CoreType *t, int n, CoreExpr **args, CoreType **tys) {
   for (int i = 0; i < n && t; i++) {
-    if (args[i]) t = t->kind == CT_FUN ? t->res : NULL;
-    else if (t->kind == CT_FORALL) t = core_type_subst(t->body, 1, &t->var, &tys[i]);
-    else t = NULL;
+    if (args[i])
+      t = t->kind == CT_FUN ? t->res : NULL;
+    else if (t->kind == CT_FORALL)
+      t = core_type_subst(t->body, 1, &t->var, &tys[i]);
+    else
+      t = NULL;
   }
   return t;
 }
@@ -212,8 +219,10 @@ static CoreExpr *beta(Opt *O, CoreExpr *fun, int n, CoreExpr **args, CoreType **
       } else {
         PendingBind pb = {x, a, unl};
         LZ_PUSH(pend, pb);
-        if (!unl) core_opt_set_bind_info(O, x, a);
-        else core_opt_vvi(O, x)->unfold = a->kind == CE_PRIMOP ? a : NULL;
+        if (!unl)
+          core_opt_set_bind_info(O, x, a);
+        else
+          core_opt_vvi(O, x)->unfold = a->kind == CE_PRIMOP ? a : NULL;
       }
       f = f->body;
       i++;
@@ -233,12 +242,15 @@ static CoreExpr *rebuild_app(Opt *O, CoreExpr *hd, int n, CoreExpr **args, CoreT
     switch (hd->kind) {
     case CE_VAR: {
       int nval = 0;
-      for (int k = i; k < n; k++) nval += args[k] != NULL;
+      for (int k = i; k < n; k++)
+        nval += args[k] != NULL;
       CoreExpr *unf = inline_candidate(O, hd->var, nval, n - i, args + i);
       if (!unf) goto done;
       OptVarInfo *vi = core_opt_vvi(O, hd->var);
-      if (hd->var->global) O->st.inline_global++;
-      else O->st.inline_local++;
+      if (hd->var->global)
+        O->st.inline_global++;
+      else
+        O->st.inline_local++;
       O->ticks++;
       O->inline_budget -= core_opt_size(unf, 1000);
       (void)vi;
@@ -276,7 +288,8 @@ static CoreExpr *rebuild_app(Opt *O, CoreExpr *hd, int n, CoreExpr **args, CoreT
       for (int a = 0; a < hd->nalts; a++) {
         nc->alts[a] = hd->alts[a];
         CoreExpr **cargs = LZ_NEW_ARRAY(CoreExpr *, n - i);
-        for (int k = i; k < n; k++) cargs[k - i] = args[k] ? copy_node(args[k]) : NULL;
+        for (int k = i; k < n; k++)
+          cargs[k - i] = args[k] ? copy_node(args[k]) : NULL;
         nc->alts[a].rhs = rebuild_app(O, hd->alts[a].rhs, n - i, cargs, tys + i);
       }
       O->ticks++;
@@ -292,14 +305,17 @@ done:
 static CoreExpr *simpl_app(Opt *O, CoreExpr *e) {
   int n = 0;
   CoreExpr *h = e;
-  for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn) n++;
+  for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn)
+    n++;
   CoreExpr **args = LZ_NEW_ARRAY(CoreExpr *, n);
   CoreType **tys = LZ_NEW_ARRAY(CoreType *, n);
   int i = n;
   for (CoreExpr *x = e; x != h; x = x->fn) {
     i--;
-    if (x->kind == CE_APP) args[i] = x->arg;
-    else tys[i] = x->type;
+    if (x->kind == CE_APP)
+      args[i] = x->arg;
+    else
+      tys[i] = x->type;
   }
   for (i = 0; i < n; i++)
     if (args[i]) args[i] = simpl(O, args[i]);
@@ -307,7 +323,8 @@ static CoreExpr *simpl_app(Opt *O, CoreExpr *e) {
   return rebuild_app(O, hd, n, args, tys);
 }
 
-/* ---- let ---------------------------------------------------------------------------------------- */
+/* ---- let ----------------------------------------------------------------------------------------
+ */
 
 static CoreExpr *simpl_letrec(Opt *O, CoreExpr *e) {
   bool used = false;
@@ -349,7 +366,8 @@ static CoreExpr *simpl_letrec(Opt *O, CoreExpr *e) {
       core_opt_set_bind_info(O, bs.data[i].var, bs.data[i].rhs);
     }
   for (int i = 0; i < bs.len; i++)
-    if (!(core_opt_vvi(O, bs.data[i].var)->flags & VI_WRAPPER)) bs.data[i].rhs = simpl(O, bs.data[i].rhs);
+    if (!(core_opt_vvi(O, bs.data[i].var)->flags & VI_WRAPPER))
+      bs.data[i].rhs = simpl(O, bs.data[i].rhs);
   n->binds = bs.data;
   n->nbinds = bs.len;
   n->body = simpl(O, e->body);
@@ -488,7 +506,8 @@ static CoreExpr *simpl_let(Opt *O, CoreExpr *e) {
   return wrap_floats(floats.data, floats.len, wrap_spec(spec.data, spec.len, res));
 }
 
-/* ---- other expressions ------------------------------------------------------------------------ */
+/* ---- other expressions ------------------------------------------------------------------------
+ */
 
 static CoreExpr *simpl_cast(Opt *O, CoreExpr *e) {
   CoreExpr *b = simpl(O, e->body);
@@ -509,7 +528,8 @@ static CoreExpr *simpl_primop(Opt *O, CoreExpr *e) {
   CoreExpr *n = copy_node(e);
   if (e->nargs) {
     n->args = LZ_NEW_ARRAY(CoreExpr *, e->nargs);
-    for (int i = 0; i < e->nargs; i++) n->args[i] = simpl(O, e->args[i]);
+    for (int i = 0; i < e->nargs; i++)
+      n->args[i] = simpl(O, e->args[i]);
   }
   CoreExpr *f = core_opt_fold_primop(O, n);
   if (f) {
@@ -541,7 +561,8 @@ static CoreExpr *simpl(Opt *O, CoreExpr *e) {
     r = copy_node(e);
     if (e->nargs) {
       r->args = LZ_NEW_ARRAY(CoreExpr *, e->nargs);
-      for (int i = 0; i < e->nargs; i++) r->args[i] = simpl(O, e->args[i]);
+      for (int i = 0; i < e->nargs; i++)
+        r->args[i] = simpl(O, e->args[i]);
     }
     break;
   case CE_PRIMOP: r = simpl_primop(O, e); break;

@@ -39,7 +39,8 @@ static bool lit_eq(const CoreLit *a, const CoreLit *b) {
   return a->i == b->i;
 }
 
-/* ---- known scrutinees -------------------------------------------------------------------------- */
+/* ---- known scrutinees --------------------------------------------------------------------------
+ */
 
 typedef struct Known {
   bool is_lit;
@@ -98,15 +99,20 @@ static CoreExpr *wrap(Bind *bs, int n, CoreExpr *body) {
   return body;
 }
 
-static CoreExpr *copy_trivial(CoreExpr *e) { return e->kind == CE_VAR || e->kind == CE_LIT ? copy_node(e) : e; }
+static CoreExpr *copy_trivial(CoreExpr *e) {
+  return e->kind == CE_VAR || e->kind == CE_LIT ? copy_node(e) : e;
+}
 
 static CoreExpr *known_case(Opt *O, CoreExpr *s, Known *k, CoreExpr *e) {
   CoreAlt *alt = NULL, *dflt = NULL;
   for (int i = 0; i < e->nalts; i++) {
     CoreAlt *a = &e->alts[i];
-    if (a->kind == ALT_DEFAULT) dflt = a;
-    else if (a->kind == ALT_CON && !k->is_lit && a->con == k->con) alt = a;
-    else if (a->kind == ALT_LIT && k->is_lit && lit_eq(&a->lit, &k->lit)) alt = a;
+    if (a->kind == ALT_DEFAULT)
+      dflt = a;
+    else if (a->kind == ALT_CON && !k->is_lit && a->con == k->con)
+      alt = a;
+    else if (a->kind == ALT_LIT && k->is_lit && lit_eq(&a->lit, &k->lit))
+      alt = a;
   }
   if (!alt) alt = dflt;
   if (!alt) return NULL;
@@ -140,8 +146,10 @@ static CoreExpr *known_case(Opt *O, CoreExpr *s, Known *k, CoreExpr *e) {
       }
       Bind bd = {v, a, unl};
       LZ_PUSH(binds, bd);
-      if (!unl) core_opt_set_bind_info(O, v, a);
-      else core_opt_vvi(O, v)->unfold = a->kind == CE_PRIMOP ? a : NULL;
+      if (!unl)
+        core_opt_set_bind_info(O, v, a);
+      else
+        core_opt_vvi(O, v)->unfold = a->kind == CE_PRIMOP ? a : NULL;
       nargs[j] = core_var(v);
     }
   }
@@ -161,7 +169,8 @@ static CoreExpr *known_case(Opt *O, CoreExpr *s, Known *k, CoreExpr *e) {
   return wrap(binds.data, binds.len, body);
 }
 
-/* ---- alternatives ------------------------------------------------------------------------------ */
+/* ---- alternatives ------------------------------------------------------------------------------
+ */
 
 typedef struct Saved {
   CoreExpr *subst;
@@ -173,12 +182,14 @@ static bool expr_eq(const CoreExpr *a, const CoreExpr *b, int depth) {
   if (depth > 20 || a->kind != b->kind) return false;
   switch (a->kind) {
   case CE_VAR: return a->var->uniq == b->var->uniq;
-  case CE_LIT: return a->lit.kind != CL_STRING && a->lit.kind != CL_INTEGER && lit_eq(&a->lit, &b->lit);
+  case CE_LIT:
+    return a->lit.kind != CL_STRING && a->lit.kind != CL_INTEGER && lit_eq(&a->lit, &b->lit);
   case CE_APP: return expr_eq(a->fn, b->fn, depth + 1) && expr_eq(a->arg, b->arg, depth + 1);
   case CE_TYAPP: return core_type_equal(a->type, b->type) && expr_eq(a->fn, b->fn, depth + 1);
   case CE_CON:
   case CE_PRIMOP:
-    if (a->con != b->con || a->primop != b->primop || a->nargs != b->nargs || a->ntyargs != b->ntyargs)
+    if (a->con != b->con || a->primop != b->primop || a->nargs != b->nargs ||
+        a->ntyargs != b->ntyargs)
       return false;
     for (int i = 0; i < a->ntyargs; i++)
       if (!core_type_equal(a->tyargs[i], b->tyargs[i])) return false;
@@ -203,7 +214,8 @@ static CoreExpr *tidy_case(Opt *O, CoreExpr *c) {
   if (core_opt_mentions(c->alts[0].rhs, c->var->uniq)) return c;
   CoreExpr *r = core_opt_mk_case_default(c->body, c->var, c->type, c->alts[0].rhs);
   O->ticks++;
-  if (core_opt_vvi(O, c->var)->occ == 0 && core_opt_ok_for_spec(c->body) && !core_opt_is_trivial(c->body)) {
+  if (core_opt_vvi(O, c->var)->occ == 0 && core_opt_ok_for_spec(c->body) &&
+      !core_opt_is_trivial(c->body)) {
     O->st.case_elim++;
     return c->alts[0].rhs;
   }
@@ -249,7 +261,8 @@ static CoreExpr *simpl_alts(Opt *O, CoreExpr *s, CoreExpr *e) {
         c->ntyargs = ntargs;
         c->nargs = a->con->arity;
         c->args = LZ_NEW_ARRAY(CoreExpr *, c->nargs + 1);
-        for (int j = 0; j < c->nargs; j++) c->args[j] = core_var(a->vars[j]);
+        for (int j = 0; j < c->nargs; j++)
+          c->args[j] = core_var(a->vars[j]);
         bi->unfold = c;
       }
     } else if (a->kind == ALT_LIT && a->lit.kind != CL_STRING && a->lit.kind != CL_INTEGER) {
@@ -269,10 +282,12 @@ static CoreExpr *simpl_alts(Opt *O, CoreExpr *s, CoreExpr *e) {
   return tidy_case(O, n);
 }
 
-/* ---- case of case ----------------------------------------------------------------------------------- */
+/* ---- case of case
+ * ----------------------------------------------------------------------------------- */
 
 static CoreType *fun_type(CoreVar **ps, int n, CoreType *res) {
-  for (int i = n - 1; i >= 0; i--) res = core_type_fun(ps[i]->type, res);
+  for (int i = n - 1; i >= 0; i--)
+    res = core_type_fun(ps[i]->type, res);
   return res;
 }
 
@@ -347,7 +362,8 @@ static CoreAlt make_join_point(Opt *O, CoreExpr *e, CoreAlt *a, BindVec *jps) {
     body = core_opt_mk_case_default(core_var(ev_out.data[i]), ev_in.data[i], e->type, body);
   }
   CoreExpr *lam = body;
-  for (int i = params.len - 1; i >= 0; i--) lam = core_lam(params.data[i], lam);
+  for (int i = params.len - 1; i >= 0; i--)
+    lam = core_lam(params.data[i], lam);
   CoreVar *j = core_opt_fresh_var("$j", fun_type(params.data, params.len, e->type));
   core_opt_vvi(O, j)->occ = 1; /* the call in the shell; each clone of the shell adds one */
   /* simplify the join point now, with the case binder renamed to b2 inside it */
@@ -363,7 +379,8 @@ static CoreAlt make_join_point(Opt *O, CoreExpr *e, CoreAlt *a, BindVec *jps) {
   CoreBind jb = {j, rhs};
   LZ_PUSH(*jps, jb);
   CoreExpr *call = core_var(j);
-  for (int i = 0; i < call_args.len; i++) call = core_app(call, call_args.data[i]);
+  for (int i = 0; i < call_args.len; i++)
+    call = core_app(call, call_args.data[i]);
   na.rhs = call;
   O->st.join_points++;
   return na;
@@ -384,20 +401,25 @@ static CoreExpr *case_of_case(Opt *O, CoreExpr *inner, CoreExpr *e) {
   shell->alts = LZ_NEW_ARRAY(CoreAlt, e->nalts);
   for (int k = 0; k < e->nalts; k++) {
     CoreAlt *a = &e->alts[k];
-    if (core_opt_size(a->rhs, JP_SMALL + 1) <= JP_SMALL) shell->alts[k] = *a;
-    else shell->alts[k] = make_join_point(O, e, a, &jps);
+    if (core_opt_size(a->rhs, JP_SMALL + 1) <= JP_SMALL)
+      shell->alts[k] = *a;
+    else
+      shell->alts[k] = make_join_point(O, e, a, &jps);
   }
   for (int i = 0; i < inner->nalts; i++) {
     res->alts[i] = inner->alts[i];
-    CoreExpr *sh = i == inner->nalts - 1 ? shell : core_opt_clone(O, shell, 0, NULL, NULL, 0, NULL, NULL);
+    CoreExpr *sh =
+        i == inner->nalts - 1 ? shell : core_opt_clone(O, shell, 0, NULL, NULL, 0, NULL, NULL);
     res->alts[i].rhs = core_opt_simpl_rebuild_case(O, inner->alts[i].rhs, sh);
   }
   CoreExpr *r = res;
-  for (int k = jps.len - 1; k >= 0; k--) r = core_opt_mk_let(jps.data[k].var, jps.data[k].rhs, r);
+  for (int k = jps.len - 1; k >= 0; k--)
+    r = core_opt_mk_let(jps.data[k].var, jps.data[k].rhs, r);
   return r;
 }
 
-/* ---- the case ------------------------------------------------------------------------------------- */
+/* ---- the case
+ * ------------------------------------------------------------------------------------- */
 
 CoreExpr *core_opt_simpl_rebuild_case(Opt *O, CoreExpr *s, CoreExpr *e) {
   if (s->kind == CE_LET) {

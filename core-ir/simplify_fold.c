@@ -160,7 +160,8 @@ CoreExpr *core_opt_fold_primop(Opt *O, CoreExpr *e) {
     break;
   case P_INT_SUB:
     if (get_int(a[1], &y) && y == 0) return a[0];
-    if (simple(a[0]) && a[0]->kind == CE_VAR && a[1]->kind == CE_VAR && a[0]->var->uniq == a[1]->var->uniq)
+    if (simple(a[0]) && a[0]->kind == CE_VAR && a[1]->kind == CE_VAR &&
+        a[0]->var->uniq == a[1]->var->uniq)
       return lit_int(0);
     break;
   case P_INT_MUL:
@@ -172,12 +173,14 @@ CoreExpr *core_opt_fold_primop(Opt *O, CoreExpr *e) {
   case P_INT_EQ:
   case P_INT_LE:
   case P_INT_GE:
-    if (a[0]->kind == CE_VAR && a[1]->kind == CE_VAR && a[0]->var->uniq == a[1]->var->uniq) return lit_int(1);
+    if (a[0]->kind == CE_VAR && a[1]->kind == CE_VAR && a[0]->var->uniq == a[1]->var->uniq)
+      return lit_int(1);
     break;
   case P_INT_NE:
   case P_INT_LT:
   case P_INT_GT:
-    if (a[0]->kind == CE_VAR && a[1]->kind == CE_VAR && a[0]->var->uniq == a[1]->var->uniq) return lit_int(0);
+    if (a[0]->kind == CE_VAR && a[1]->kind == CE_VAR && a[0]->var->uniq == a[1]->var->uniq)
+      return lit_int(0);
     break;
   case P_INT_NEGATE:
     if (get_int(a[0], &x)) return lit_int(S(-U(x)));
@@ -257,10 +260,12 @@ CoreExpr *core_opt_fold_primop(Opt *O, CoreExpr *e) {
     if (get_integer(through_lit(O, a[0]), &x) && x != INT64_MIN) return lit_integer(-x);
     break;
   case P_INTEGER_EQ:
-    if (get_integer(through_lit(O, a[0]), &x) && get_integer(through_lit(O, a[1]), &y)) return lit_int(x == y);
+    if (get_integer(through_lit(O, a[0]), &x) && get_integer(through_lit(O, a[1]), &y))
+      return lit_int(x == y);
     break;
   case P_INTEGER_COMPARE:
-    if (get_integer(through_lit(O, a[0]), &x) && get_integer(through_lit(O, a[1]), &y)) return lit_int(x < y ? -1 : x > y);
+    if (get_integer(through_lit(O, a[0]), &x) && get_integer(through_lit(O, a[1]), &y))
+      return lit_int(x < y ? -1 : x > y);
     break;
   case P_DATA_TO_TAG:
     if (a[0]->kind == CE_CON) return lit_int(a[0]->con->tag);

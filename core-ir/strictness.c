@@ -50,9 +50,12 @@ static Dmd d_union(Dmd a, Dmd b) {
   Dmd r = {LZ_NEW_ARRAY(int, a.n + b.n), 0, false};
   int i = 0, j = 0;
   while (i < a.n || j < b.n) {
-    if (j >= b.n || (i < a.n && a.v[i] < b.v[j])) r.v[r.n++] = a.v[i++];
-    else if (i >= a.n || b.v[j] < a.v[i]) r.v[r.n++] = b.v[j++];
-    else r.v[r.n++] = a.v[i++], j++;
+    if (j >= b.n || (i < a.n && a.v[i] < b.v[j]))
+      r.v[r.n++] = a.v[i++];
+    else if (i >= a.n || b.v[j] < a.v[i])
+      r.v[r.n++] = b.v[j++];
+    else
+      r.v[r.n++] = a.v[i++], j++;
   }
   return r;
 }
@@ -63,9 +66,12 @@ static Dmd d_inter(Dmd a, Dmd b) {
   Dmd r = {LZ_NEW_ARRAY(int, (a.n < b.n ? a.n : b.n) + 1), 0, false};
   int i = 0, j = 0;
   while (i < a.n && j < b.n) {
-    if (a.v[i] < b.v[j]) i++;
-    else if (b.v[j] < a.v[i]) j++;
-    else r.v[r.n++] = a.v[i++], j++;
+    if (a.v[i] < b.v[j])
+      i++;
+    else if (b.v[j] < a.v[i])
+      j++;
+    else
+      r.v[r.n++] = a.v[i++], j++;
   }
   return r;
 }
@@ -76,8 +82,10 @@ static bool d_has(Dmd d, int u) {
   while (lo <= hi) {
     int m = (lo + hi) / 2;
     if (d.v[m] == u) return true;
-    if (d.v[m] < u) lo = m + 1;
-    else hi = m - 1;
+    if (d.v[m] < u)
+      lo = m + 1;
+    else
+      hi = m - 1;
   }
   return false;
 }
@@ -96,14 +104,18 @@ typedef struct Fun {
 static bool split_fun(CoreExpr *e, Fun *f) {
   memset(f, 0, sizeof *f);
   CoreExpr *x = e;
-  while (x->kind == CE_TYLAM) f->ntv++, x = x->body;
-  while (x->kind == CE_LAM) f->np++, x = x->body;
+  while (x->kind == CE_TYLAM)
+    f->ntv++, x = x->body;
+  while (x->kind == CE_LAM)
+    f->np++, x = x->body;
   if (f->np == 0 || f->np > MAX_PARAMS) return false;
   f->tvs = LZ_NEW_ARRAY(CoreTyVar *, f->ntv + 1);
   f->ps = LZ_NEW_ARRAY(CoreVar *, f->np);
   x = e;
-  for (int i = 0; i < f->ntv; i++, x = x->body) f->tvs[i] = x->tyvar;
-  for (int i = 0; i < f->np; i++, x = x->body) f->ps[i] = x->var;
+  for (int i = 0; i < f->ntv; i++, x = x->body)
+    f->tvs[i] = x->tyvar;
+  for (int i = 0; i < f->np; i++, x = x->body)
+    f->ps[i] = x->var;
   f->body = x;
   return true;
 }
@@ -120,7 +132,8 @@ static Dmd dmd(Ana *A, CoreExpr *e);
 static Dmd dmd_app(Ana *A, CoreExpr *e) {
   int n = 0;
   CoreExpr *h = e;
-  for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn) n += h->kind == CE_APP;
+  for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn)
+    n += h->kind == CE_APP;
   if (h->kind != CE_VAR) return dmd(A, h);
   OptVarInfo *hi = core_opt_vvi(A->O, h->var);
   Dmd d = h->var->global ? NONE : d_one(h->var->uniq);
@@ -160,7 +173,8 @@ static Dmd dmd(Ana *A, CoreExpr *e) {
       r = BOT;
       break;
     }
-    for (int i = 0; i < e->nargs; i++) r = d_union(r, dmd(A, e->args[i]));
+    for (int i = 0; i < e->nargs; i++)
+      r = d_union(r, dmd(A, e->args[i]));
     break;
   case CE_CON:
     for (int i = 0; i < e->nargs; i++)
@@ -169,7 +183,8 @@ static Dmd dmd(Ana *A, CoreExpr *e) {
   case CE_CASE: {
     Dmd s = dmd(A, e->body);
     Dmd alts = BOT;
-    for (int i = 0; i < e->nalts; i++) alts = d_inter(alts, dmd(A, e->alts[i].rhs));
+    for (int i = 0; i < e->nalts; i++)
+      alts = d_inter(alts, dmd(A, e->alts[i].rhs));
     r = d_union(s, alts);
     break;
   }
@@ -204,7 +219,8 @@ static Dmd dmd(Ana *A, CoreExpr *e) {
  * Char), with the type's arguments; NULL otherwise. */
 static CoreDataCon *box_con(const CoreType *t, CoreType ***args, int *nargs) {
   const CoreTyCon *tc = core_type_split_con(t, args, nargs);
-  if (!tc || tc->sort != TC_DATA || tc->is_class || tc->ncons != 1 || *nargs != tc->arity) return NULL;
+  if (!tc || tc->sort != TC_DATA || tc->is_class || tc->ncons != 1 || *nargs != tc->arity)
+    return NULL;
   CoreDataCon *c = tc->cons[0];
   if (c->arity != 1) return NULL;
   CoreType *ft = core_con_field_type(c, 0, *args);
@@ -242,7 +258,8 @@ static int cpr(Ana *A, CoreExpr *e, CoreDataCon *c, int depth, Fun *f, uint64_t 
     case CE_TYAPP: {
       int n = 0;
       CoreExpr *h = e;
-      for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn) n += h->kind == CE_APP;
+      for (; h->kind == CE_APP || h->kind == CE_TYAPP; h = h->fn)
+        n += h->kind == CE_APP;
       if (h->kind != CE_VAR) return CPR_NO;
       OptVarInfo *hi = core_opt_vvi(A->O, h->var);
       if (hi->arity > 0 && n >= hi->arity && (hi->flags & VI_BOTTOM)) return CPR_BOT;
@@ -289,8 +306,10 @@ static void analyse_group(Ana *A, CoreBind *bs, int n) {
       if (sig != vi->strict_sig || bot != !!(vi->flags & VI_BOTTOM)) {
         changed = true;
         vi->strict_sig = sig;
-        if (bot) vi->flags |= VI_BOTTOM;
-        else vi->flags &= ~(unsigned)VI_BOTTOM;
+        if (bot)
+          vi->flags |= VI_BOTTOM;
+        else
+          vi->flags &= ~(unsigned)VI_BOTTOM;
       }
     }
   }
@@ -318,15 +337,18 @@ static CoreDataCon **cpr_group(Ana *A, CoreBind *bs, int n, Fun *fs, bool *isfun
   for (int it = 0; changed && it < MAX_FIX; it++) {
     changed = false;
     for (int i = 0; i < n; i++)
-      if (res[i] && cpr(A, fs[i].body, res[i], 0, &fs[i], core_opt_vvi(O, bs[i].var)->strict_sig) != CPR_YES) {
+      if (res[i] && cpr(A, fs[i].body, res[i], 0, &fs[i], core_opt_vvi(O, bs[i].var)->strict_sig) !=
+                        CPR_YES) {
         res[i] = NULL;
         core_opt_vvi(O, bs[i].var)->mark = 0;
         changed = true;
       }
   }
-  for (int i = 0; i < n; i++) core_opt_vvi(O, bs[i].var)->mark = 0;
+  for (int i = 0; i < n; i++)
+    core_opt_vvi(O, bs[i].var)->mark = 0;
   if (changed)
-    for (int i = 0; i < n; i++) res[i] = NULL;
+    for (int i = 0; i < n; i++)
+      res[i] = NULL;
   return res;
 }
 
@@ -416,11 +438,14 @@ static bool split(Ana *A, CoreBind *b, Fun *f, CoreDataCon *rcon, uint64_t evalu
   CoreVar **ys = LZ_NEW_ARRAY(CoreVar *, f->np);
   for (int i = 0; i < f->np; i++) {
     xs[i] = core_var_new(f->ps[i]->name, subst_ty(f->ps[i]->type, f, ntys), f->ps[i]->span);
-    if (pcon[i]) ys[i] = core_var_new(wps[i]->name, subst_ty(wps[i]->type, f, ntys), f->ps[i]->span);
+    if (pcon[i])
+      ys[i] = core_var_new(wps[i]->name, subst_ty(wps[i]->type, f, ntys), f->ps[i]->span);
   }
   CoreExpr *call = core_var(w);
-  for (int i = 0; i < f->ntv; i++) call = core_tyapp(call, ntys[i]);
-  for (int i = 0; i < f->np; i++) call = core_app(call, core_var(pcon[i] ? ys[i] : xs[i]));
+  for (int i = 0; i < f->ntv; i++)
+    call = core_tyapp(call, ntys[i]);
+  for (int i = 0; i < f->np; i++)
+    call = core_app(call, core_var(pcon[i] ? ys[i] : xs[i]));
   CoreType *wrtype = subst_ty(rtype, f, ntys);
   if (rcon) {
     CoreType *rf = subst_ty(rfield, f, ntys);
@@ -429,7 +454,8 @@ static bool split(Ana *A, CoreBind *b, Fun *f, CoreDataCon *rcon, uint64_t evalu
     c->con = rcon;
     c->ntyargs = nrargs;
     c->tyargs = LZ_NEW_ARRAY(CoreType *, nrargs + 1);
-    for (int k = 0; k < nrargs; k++) c->tyargs[k] = subst_ty(rargs[k], f, ntys);
+    for (int k = 0; k < nrargs; k++)
+      c->tyargs[k] = subst_ty(rargs[k], f, ntys);
     c->nargs = 1;
     c->args = LZ_NEW_ARRAY(CoreExpr *, 1);
     c->args[0] = core_var(r);
@@ -446,8 +472,10 @@ static bool split(Ana *A, CoreBind *b, Fun *f, CoreDataCon *rcon, uint64_t evalu
     call = core_opt_mk_case(core_var(xs[i]), core_opt_fresh_var("ww", xs[i]->type), wrtype, 1, alt);
   }
   CoreExpr *wrapper = call;
-  for (int i = f->np - 1; i >= 0; i--) wrapper = core_lam(xs[i], wrapper);
-  for (int i = f->ntv - 1; i >= 0; i--) wrapper = core_tylam(ntvs[i], wrapper);
+  for (int i = f->np - 1; i >= 0; i--)
+    wrapper = core_lam(xs[i], wrapper);
+  for (int i = f->ntv - 1; i >= 0; i--)
+    wrapper = core_tylam(ntvs[i], wrapper);
 
   vi->flags |= VI_WRAPPER;
   CoreBind wb = {w, wrhs};
@@ -568,7 +596,8 @@ static CoreBind *ww_group(Ana *A, CoreBind *bs, int n, CoreExpr *local_body, int
   analyse_group(A, bs, n);
   Fun *fs = LZ_NEW_ARRAY(Fun, n);
   bool *isfun = LZ_NEW_ARRAY(bool, n);
-  for (int i = 0; i < n; i++) isfun[i] = split_fun(bs[i].rhs, &fs[i]);
+  for (int i = 0; i < n; i++)
+    isfun[i] = split_fun(bs[i].rhs, &fs[i]);
   CoreDataCon **rc = cpr_group(A, bs, n, fs, isfun);
   uint64_t *evaluated =
       local_body ? evaluated_params(A, bs, n, fs, isfun, local_body) : LZ_NEW_ARRAY(uint64_t, n);
@@ -577,7 +606,8 @@ static CoreBind *ww_group(Ana *A, CoreBind *bs, int n, CoreExpr *local_body, int
   for (int i = 0; i < n; i++) {
     if (isfun[i] && split(A, &bs[i], &fs[i], rc[i], evaluated[i], &out))
       any = true;
-    else LZ_PUSH(out, bs[i]);
+    else
+      LZ_PUSH(out, bs[i]);
   }
   *nout = out.len;
   return any ? out.data : NULL;
@@ -600,7 +630,8 @@ static void ww_expr(Ana *A, CoreExpr *e, int depth) {
     case CE_CAST:
     case CE_SCC: e = e->body; break;
     case CE_LET:
-      for (int i = 0; i < e->nbinds; i++) ww_expr(A, e->binds[i].rhs, depth);
+      for (int i = 0; i < e->nbinds; i++)
+        ww_expr(A, e->binds[i].rhs, depth);
       if (e->rec) {
         int n;
         CoreBind *nb = ww_group(A, e->binds, e->nbinds, e->body, &n);
@@ -613,11 +644,13 @@ static void ww_expr(Ana *A, CoreExpr *e, int depth) {
       break;
     case CE_CASE:
       ww_expr(A, e->body, depth);
-      for (int i = 0; i < e->nalts; i++) ww_expr(A, e->alts[i].rhs, depth);
+      for (int i = 0; i < e->nalts; i++)
+        ww_expr(A, e->alts[i].rhs, depth);
       return;
     case CE_CON:
     case CE_PRIMOP:
-      for (int i = 0; i < e->nargs; i++) ww_expr(A, e->args[i], depth);
+      for (int i = 0; i < e->nargs; i++)
+        ww_expr(A, e->args[i], depth);
       return;
     }
   }
@@ -631,7 +664,8 @@ int core_opt_worker_wrapper(Opt *O) {
   for (int g = 0; g < p->groups.len; g++) {
     CoreBindGroup *grp = &p->groups.data[g];
     for (int i = 0; i < grp->nbinds; i++)
-      if (!(core_opt_vvi(O, grp->binds[i].var)->flags & VI_NOINLINE)) ww_expr(&A, grp->binds[i].rhs, 0);
+      if (!(core_opt_vvi(O, grp->binds[i].var)->flags & VI_NOINLINE))
+        ww_expr(&A, grp->binds[i].rhs, 0);
     int n;
     CoreBind *nb = ww_group(&A, grp->binds, grp->nbinds, NULL, &n);
     if (nb) {

@@ -20,10 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../codegen/cg_split.h"
+#include "../codegen/codegen.h"
 #include "../frontend/frontend.h"
 #include "../stg/stg.h"
-#include "../codegen/codegen.h"
-#include "../codegen/cg_split.h"
 
 #ifndef LZ_STDLIB_DIR
 #define LZ_STDLIB_DIR "stdlib"
@@ -176,8 +176,10 @@ static int parse_args(int argc, char **argv, Options *o) {
       o->make_base = argv[++i];
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "-i") == 0) {
       if (i + 1 >= argc) return bad_usage("missing argument for flag: ", a);
-      if (a[1] == 'o') o->output = argv[++i];
-      else dirs[o->fe.n_include_dirs++] = argv[++i];
+      if (a[1] == 'o')
+        o->output = argv[++i];
+      else
+        dirs[o->fe.n_include_dirs++] = argv[++i];
     } else if (strncmp(a, "-i", 2) == 0) {
       dirs[o->fe.n_include_dirs++] = a + 2;
     } else if (a[0] == '-' && a[1] != 0) {
@@ -191,7 +193,8 @@ static int parse_args(int argc, char **argv, Options *o) {
     }
   }
   if (!o->input) return bad_usage("no input files", NULL);
-  if (!o->prof) o->fe.prof_auto = o->fe.prof_auto_top = false; /* as GHC: no cost centres without -prof */
+  if (!o->prof)
+    o->fe.prof_auto = o->fe.prof_auto_top = false; /* as GHC: no cost centres without -prof */
   return -1;
 }
 
@@ -241,10 +244,9 @@ static const char *cache_salt(const Options *o) {
   struct stat st = {0};
   stat("/proc/self/exe", &st);
   const char *passes = getenv("LZC_LLVM_PASSES"), *level = getenv("LZC_CODEGEN_LEVEL");
-  return lz_fmt("lzc %s exe %lld %lld.%09ld threaded %d eventlog %d passes %s level %s",
-                LZ_VERSION, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-                (long)st.st_mtim.tv_nsec, o->threaded, o->eventlog, passes ? passes : "-",
-                level ? level : "-");
+  return lz_fmt("lzc %s exe %lld %lld.%09ld threaded %d eventlog %d passes %s level %s", LZ_VERSION,
+                (long long)st.st_size, (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
+                o->threaded, o->eventlog, passes ? passes : "-", level ? level : "-");
 }
 
 /* The precompiled base (Note [Precompiled base] in docs/notes/backend.md): --make-base's
@@ -284,8 +286,11 @@ static int generate_code(Options *o, CoreProgram *core) {
   /* -prof: the profiling runtime (liblzrts_p.a, or liblzrts_thr_p.a with -threaded or
    * -eventlog, liblzrts_rpl_p.a with -replay); Note [Profiling] in docs/notes/profiling.md */
   bool threaded = o->threaded || o->replay || (o->prof && o->eventlog);
-  CgOptions co = {.opt_level = o->opt_level, .module_name = o->input, .threaded = threaded,
-                  .replay = o->replay, .prof = o->prof};
+  CgOptions co = {.opt_level = o->opt_level,
+                  .module_name = o->input,
+                  .threaded = threaded,
+                  .replay = o->replay,
+                  .prof = o->prof};
   CgModule *m = cg_generate(stg, &co);
   phase_time("codegen");
   if (!m) {
@@ -294,8 +299,8 @@ static int generate_code(Options *o, CoreProgram *core) {
   }
   char *msg = NULL;
   if (!o->no_lint && !cg_verify(m, &msg)) {
-    fprintf(stderr, "lzc: internal error: the generated LLVM module is invalid (please report):\n%s",
-            msg);
+    fprintf(stderr,
+            "lzc: internal error: the generated LLVM module is invalid (please report):\n%s", msg);
     cg_dispose(m);
     return EXIT_INTERNAL;
   }
@@ -371,8 +376,8 @@ static int generate_code(Options *o, CoreProgram *core) {
     static const char *const how[] = {"built", "cached", "precompiled"};
     if (getenv("LZC_TIMINGS"))
       for (int i = 0; i < nlib; i++)
-        fprintf(stderr, "lzc: %s object %s (%s)\n", lobj[i].base ? "base" : "library",
-                lobj[i].path, how[lobj[i].how]);
+        fprintf(stderr, "lzc: %s object %s (%s)\n", lobj[i].base ? "base" : "library", lobj[i].path,
+                how[lobj[i].how]);
   }
   bool linked = ok && cg_link_objects(objs, 1 + (nlib > 0 ? nlib : 0), output, rts, &msg);
   if (ok && !linked) fprintf(stderr, "lzc: error: %s\n", msg);
@@ -397,8 +402,9 @@ static int compile(Options *o) {
   phase_time("front end");
   if (splits(o) && !o->dump_core && !o->dump_stg && !o->dump_llvm) find_base(o);
   if (o->make_base && !o->base_dir) {
-    fprintf(stderr, "lzc: error: --make-base %s: cannot make the directory, or -prof, -replay, "
-                    "a dump or LZC_SPLIT=0\n",
+    fprintf(stderr,
+            "lzc: error: --make-base %s: cannot make the directory, or -prof, -replay, "
+            "a dump or LZC_SPLIT=0\n",
             o->make_base);
     return EXIT_USER_ERROR;
   }

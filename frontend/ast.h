@@ -42,27 +42,27 @@ typedef enum { ASSOC_LEFT, ASSOC_RIGHT, ASSOC_NONE } FeAssoc;
 /* A resolved entity. Exactly one FeName exists per entity; identifiers point to it. */
 struct FeName {
   FeNameKind kind;
-  Sym occ;     /* the name as written at the definition: "map", ":", "Maybe", "+" */
-  Sym module;  /* defining module ("Prelude", "Main"); NULL for local names */
-  int uniq;    /* unique within the compilation, > 0 */
-  LzSpan def;  /* definition site */
-  bool top;    /* top-level (global) entity */
-  bool is_op;  /* occ is symbolic (an operator) */
+  Sym occ;    /* the name as written at the definition: "map", ":", "Maybe", "+" */
+  Sym module; /* defining module ("Prelude", "Main"); NULL for local names */
+  int uniq;   /* unique within the compilation, > 0 */
+  LzSpan def; /* definition site */
+  bool top;   /* top-level (global) entity */
+  bool is_op; /* occ is symbolic (an operator) */
   /* fixity; defaults to infixl 9 */
   bool has_fixity;
   FeAssoc assoc;
   int prec;
-  FeDecl *decl;    /* defining declaration: data/newtype/type/class/instance/foreign/bind */
-  FeName *parent;  /* constructor -> its type; method -> its class; field -> its type */
-  int wired;       /* WIRED_* id from wired.def, or 0 */
-  void *tc;        /* owned by the type checker (schemes, class info, ...) */
-  void *ds;        /* owned by the desugarer */
+  FeDecl *decl;   /* defining declaration: data/newtype/type/class/instance/foreign/bind */
+  FeName *parent; /* constructor -> its type; method -> its class; field -> its type */
+  int wired;      /* WIRED_* id from wired.def, or 0 */
+  void *tc;       /* owned by the type checker (schemes, class info, ...) */
+  void *ds;       /* owned by the desugarer */
 };
 
 /* An identifier as written, possibly qualified (qual = "M" in M.x). */
 typedef struct FeIdent {
-  Sym qual;    /* module qualifier as written, or NULL */
-  Sym name;    /* unqualified name: "x", "+", "Just", "[]", "()", "(,,)", "->" */
+  Sym qual; /* module qualifier as written, or NULL */
+  Sym name; /* unqualified name: "x", "+", "Just", "[]", "()", "(,,)", "->" */
   LzSpan span;
   FeName *ref; /* resolved entity (renamer), or NULL */
   /* An *original name*: resolve `name` in the top level of module `orig_module`
@@ -116,8 +116,8 @@ typedef enum {
 struct FeType {
   FeTypeKind kind;
   LzSpan span;
-  FeIdent id;             /* TY_VAR, TY_CON */
-  FeType *left, *right;   /* TY_APP (fn, arg), TY_FUN (arg, result) */
+  FeIdent id;           /* TY_VAR, TY_CON */
+  FeType *left, *right; /* TY_APP (fn, arg), TY_FUN (arg, result) */
 };
 
 /* A class constraint C t (t is a type variable, or a type variable applied to types). */
@@ -137,18 +137,18 @@ typedef struct FeQualType {
 /* ---- patterns ------------------------------------------------------------------- */
 
 typedef enum {
-  P_VAR,    /* x (binder: id.ref is the fresh local FeName after renaming) */
-  P_WILD,   /* _ */
-  P_LIT,    /* 3, -3, 'c', "str", 2.5 (lit.negative for negative numbers) */
-  P_CON,    /* C p1 .. pn; also [] () and infix x:xs (after fixity resolution) */
-  P_TUPLE,  /* (p1, ..., pn), n >= 2 */
-  P_LIST,   /* [p1, ..., pn] */
-  P_AS,     /* x@p */
-  P_LAZY,   /* ~p */
-  P_BANG,   /* !p */
-  P_REC,    /* C { f = p, ... } (fields may be empty: C {}) */
-  P_OPSEQ,  /* unresolved infix pattern: items alternate operand, operator (P_CON op) */
-  P_PAREN,  /* (p): removed by the renamer */
+  P_VAR,   /* x (binder: id.ref is the fresh local FeName after renaming) */
+  P_WILD,  /* _ */
+  P_LIT,   /* 3, -3, 'c', "str", 2.5 (lit.negative for negative numbers) */
+  P_CON,   /* C p1 .. pn; also [] () and infix x:xs (after fixity resolution) */
+  P_TUPLE, /* (p1, ..., pn), n >= 2 */
+  P_LIST,  /* [p1, ..., pn] */
+  P_AS,    /* x@p */
+  P_LAZY,  /* ~p */
+  P_BANG,  /* !p */
+  P_REC,   /* C { f = p, ... } (fields may be empty: C {}) */
+  P_OPSEQ, /* unresolved infix pattern: items alternate operand, operator (P_CON op) */
+  P_PAREN, /* (p): removed by the renamer */
 } FePatKind;
 
 typedef struct FeFieldPat {
@@ -159,26 +159,26 @@ typedef struct FeFieldPat {
 struct FePat {
   FePatKind kind;
   LzSpan span;
-  FeIdent id;               /* P_VAR, P_AS (the variable), P_CON, P_REC (constructor) */
-  FeLit lit;                /* P_LIT */
-  LZ_VEC(FePat *) args;     /* P_CON args, P_TUPLE/P_LIST elements, P_OPSEQ items */
-  FePat *sub;               /* P_AS, P_LAZY, P_BANG, P_PAREN */
+  FeIdent id;                /* P_VAR, P_AS (the variable), P_CON, P_REC (constructor) */
+  FeLit lit;                 /* P_LIT */
+  LZ_VEC(FePat *) args;      /* P_CON args, P_TUPLE/P_LIST elements, P_OPSEQ items */
+  FePat *sub;                /* P_AS, P_LAZY, P_BANG, P_PAREN */
   LZ_VEC(FeFieldPat) fields; /* P_REC */
-  bool is_op;               /* P_CON used as the operator of a P_OPSEQ */
-  bool is_neg;              /* in P_OPSEQ: a prefix minus before a literal */
+  bool is_op;                /* P_CON used as the operator of a P_OPSEQ */
+  bool is_neg;               /* in P_OPSEQ: a prefix minus before a literal */
 };
 
 /* ---- expressions ----------------------------------------------------------------- */
 
 typedef enum {
-  E_VAR,      /* x, M.x, (+), (M.+) */
-  E_CON,      /* C, M.C, (:), [], (), (,,) */
+  E_VAR, /* x, M.x, (+), (M.+) */
+  E_CON, /* C, M.C, (:), [], (), (,,) */
   E_LIT,
-  E_APP,      /* fn applied to args (n >= 1) */
-  E_OPSEQ,    /* unresolved: items are operands and operators (is_op) and prefix minus */
-  E_NEG,      /* - e (prefix negation), after fixity resolution */
-  E_LAM,      /* \p1 ... pn -> body */
-  E_LET,      /* let decls in body */
+  E_APP,   /* fn applied to args (n >= 1) */
+  E_OPSEQ, /* unresolved: items are operands and operators (is_op) and prefix minus */
+  E_NEG,   /* - e (prefix negation), after fixity resolution */
+  E_LAM,   /* \p1 ... pn -> body */
+  E_LET,   /* let decls in body */
   E_IF,
   E_CASE,
   E_DO,
@@ -258,7 +258,7 @@ typedef struct FeGuarded {
  * Used for function equations, pattern bindings and case alternatives
  * (where `->` plays the role of `=`). */
 struct FeRhs {
-  FeExpr *plain;              /* NULL when guarded */
+  FeExpr *plain; /* NULL when guarded */
   LZ_VEC(FeGuarded) guards;
   LZ_VEC(FeDecl *) where;
   LzSpan span;
@@ -288,42 +288,42 @@ typedef struct FeMatch {
 } FeMatch;
 
 typedef struct FeField {
-  FeIdent label;  /* label.name == NULL for positional fields */
+  FeIdent label; /* label.name == NULL for positional fields */
   FeType *type;
-  bool strict;    /* !t */
+  bool strict; /* !t */
 } FeField;
 
 typedef struct FeConDecl {
   FeIdent name;
   LZ_VEC(FeField) fields;
-  bool record;    /* declared with { } */
-  bool infix;     /* declared infix: a :+ b */
+  bool record; /* declared with { } */
+  bool infix;  /* declared infix: a :+ b */
   LzSpan span;
 } FeConDecl;
 
 struct FeDecl {
   FeDeclKind kind;
   LzSpan span;
-  FeIdent name;               /* D_FUN, D_DATA, D_NEWTYPE, D_TYPE, D_CLASS, D_FOREIGN;
-                                 D_INSTANCE: the class */
-  LZ_VEC(FeIdent) names;      /* D_SIG, D_FIXITY */
-  FeQualType *sig;            /* D_SIG, D_FOREIGN; D_CLASS/D_INSTANCE: context in sig->ctx,
-                                 D_INSTANCE head type in sig->type */
-  FeAssoc assoc;              /* D_FIXITY */
-  int prec;                   /* D_FIXITY */
-  LZ_VEC(FeMatch *) matches;  /* D_FUN */
-  bool infix_def;             /* D_FUN defined infix: x <+> y = ... */
-  FePat *pat;                 /* D_PAT */
-  FeRhs *rhs;                 /* D_PAT */
-  LZ_VEC(FeIdent) tyvars;     /* D_DATA, D_NEWTYPE, D_TYPE; D_CLASS: its one variable */
-  LZ_VEC(FeConDecl *) cons;   /* D_DATA, D_NEWTYPE */
-  LZ_VEC(FeIdent) deriving;   /* D_DATA, D_NEWTYPE */
-  FeType *rhs_type;           /* D_TYPE */
-  LZ_VEC(FeType *) types;     /* D_DEFAULT */
-  LZ_VEC(FeDecl *) body;      /* D_CLASS, D_INSTANCE: sigs, fixities, method bindings */
-  Sym callconv;               /* D_FOREIGN: "prim" */
-  const char *entity;         /* D_FOREIGN: the primop name */
-  bool generated;             /* made by deriving, not written by the user */
+  FeIdent name;              /* D_FUN, D_DATA, D_NEWTYPE, D_TYPE, D_CLASS, D_FOREIGN;
+                                D_INSTANCE: the class */
+  LZ_VEC(FeIdent) names;     /* D_SIG, D_FIXITY */
+  FeQualType *sig;           /* D_SIG, D_FOREIGN; D_CLASS/D_INSTANCE: context in sig->ctx,
+                                D_INSTANCE head type in sig->type */
+  FeAssoc assoc;             /* D_FIXITY */
+  int prec;                  /* D_FIXITY */
+  LZ_VEC(FeMatch *) matches; /* D_FUN */
+  bool infix_def;            /* D_FUN defined infix: x <+> y = ... */
+  FePat *pat;                /* D_PAT */
+  FeRhs *rhs;                /* D_PAT */
+  LZ_VEC(FeIdent) tyvars;    /* D_DATA, D_NEWTYPE, D_TYPE; D_CLASS: its one variable */
+  LZ_VEC(FeConDecl *) cons;  /* D_DATA, D_NEWTYPE */
+  LZ_VEC(FeIdent) deriving;  /* D_DATA, D_NEWTYPE */
+  FeType *rhs_type;          /* D_TYPE */
+  LZ_VEC(FeType *) types;    /* D_DEFAULT */
+  LZ_VEC(FeDecl *) body;     /* D_CLASS, D_INSTANCE: sigs, fixities, method bindings */
+  Sym callconv;              /* D_FOREIGN: "prim" */
+  const char *entity;        /* D_FOREIGN: the primop name */
+  bool generated;            /* made by deriving, not written by the user */
 };
 
 /* ---- modules ---------------------------------------------------------------------- */
@@ -344,18 +344,18 @@ typedef struct FeIE {
 } FeIE;
 
 typedef struct FeImport {
-  FeIdent module;    /* module name as written, e.g. Data.List */
+  FeIdent module; /* module name as written, e.g. Data.List */
   bool qualified;
-  Sym as;            /* NULL when no `as` */
+  Sym as; /* NULL when no `as` */
   bool hiding;
-  bool has_list;     /* an import list (possibly empty) was given */
+  bool has_list; /* an import list (possibly empty) was given */
   LZ_VEC(FeIE) items;
   LzSpan span;
 } FeImport;
 
 struct FeModule {
-  FeIdent name;              /* "Main" when the header is omitted */
-  bool has_exports;          /* an export list was given */
+  FeIdent name;     /* "Main" when the header is omitted */
+  bool has_exports; /* an export list was given */
   LZ_VEC(FeIE) exports;
   LZ_VEC(FeImport) imports;
   LZ_VEC(FeDecl *) decls;

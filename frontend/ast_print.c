@@ -17,7 +17,8 @@
 typedef LZ_VEC(char) Buf;
 
 static void put(Buf *b, const char *s) {
-  for (; *s; s++) LZ_PUSH(*b, *s);
+  for (; *s; s++)
+    LZ_PUSH(*b, *s);
 }
 
 __attribute__((format(printf, 2, 3))) static void putf(Buf *b, const char *fmt, ...) {
@@ -42,15 +43,21 @@ static void decl(Buf *b, const FeDecl *d);
 
 static bool symbolic(Sym name) {
   unsigned char c = name ? (unsigned char)name[0] : 'x';
-  return !(c == '_' || c == '(' || c == '[' || c >= 0x80 || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'));
+  return !(c == '_' || c == '(' || c == '[' || c >= 0x80 || (c >= 'a' && c <= 'z') ||
+           (c >= 'A' && c <= 'Z'));
 }
 
 static void name_text(Buf *b, const FeIdent *id) {
-  if (id->ref && id->ref->module) putf(b, "%s.%s", id->ref->module, id->ref->occ);
-  else if (id->ref) put(b, id->ref->occ);
-  else if (id->orig_module) putf(b, "%s.%s", id->orig_module, id->name);
-  else if (id->qual) putf(b, "%s.%s", id->qual, id->name);
-  else put(b, id->name ? id->name : "?");
+  if (id->ref && id->ref->module)
+    putf(b, "%s.%s", id->ref->module, id->ref->occ);
+  else if (id->ref)
+    put(b, id->ref->occ);
+  else if (id->orig_module)
+    putf(b, "%s.%s", id->orig_module, id->name);
+  else if (id->qual)
+    putf(b, "%s.%s", id->qual, id->name);
+  else
+    put(b, id->name ? id->name : "?");
 }
 
 /* f, (+) */
@@ -89,16 +96,20 @@ static void lit(Buf *b, const FeLit *l) {
   switch (l->kind) {
   case L_INT:
   case L_PRIM_INT:
-    putf(b, "%s%s%s", l->negative ? "-" : "", l->digits ? l->digits : "0", l->kind == L_PRIM_INT ? "#" : "");
+    putf(b, "%s%s%s", l->negative ? "-" : "", l->digits ? l->digits : "0",
+         l->kind == L_PRIM_INT ? "#" : "");
     break;
   case L_FRAC:
   case L_PRIM_DOUBLE: {
     const char *m = l->mantissa ? l->mantissa : "0";
     int n = (int)strlen(m);
     if (l->negative) put(b, "-");
-    if (l->exp10 < 0 && -l->exp10 < n) putf(b, "%.*s.%s", n + l->exp10, m, m + n + l->exp10);
-    else if (l->exp10 == 0) putf(b, "%s.0", m);
-    else putf(b, "%se%d", m, l->exp10);
+    if (l->exp10 < 0 && -l->exp10 < n)
+      putf(b, "%.*s.%s", n + l->exp10, m, m + n + l->exp10);
+    else if (l->exp10 == 0)
+      putf(b, "%s.0", m);
+    else
+      putf(b, "%se%d", m, l->exp10);
     if (l->kind == L_PRIM_DOUBLE) put(b, "##");
     break;
   }
@@ -133,9 +144,7 @@ static void type(Buf *b, const FeType *t) {
   }
   switch (t->kind) {
   case TY_VAR:
-  case TY_CON:
-    ident_prefix(b, &t->id);
-    break;
+  case TY_CON: ident_prefix(b, &t->id); break;
   case TY_FUN:
     put(b, "(");
     type(b, t->left);
@@ -146,9 +155,13 @@ static void type(Buf *b, const FeType *t) {
   case TY_APP: {
     const FeType *h = t;
     int n = 0;
-    while (h->kind == TY_APP) h = h->left, n++;
+    while (h->kind == TY_APP)
+      h = h->left, n++;
     /* special syntax: unresolved, or resolved to a built-in (module-less) name */
-    Sym hn = h->kind != TY_CON ? NULL : !h->id.ref ? h->id.name : h->id.ref->module ? NULL : h->id.ref->occ;
+    Sym hn = h->kind != TY_CON   ? NULL
+             : !h->id.ref        ? h->id.name
+             : h->id.ref->module ? NULL
+                                 : h->id.ref->occ;
     if (hn && strcmp(hn, "[]") == 0 && n == 1) {
       put(b, "[");
       type(b, t->right);
@@ -157,7 +170,8 @@ static void type(Buf *b, const FeType *t) {
       const FeType *args[64];
       if (n > 64) goto plain;
       const FeType *a = t;
-      for (int i = n - 1; i >= 0; i--, a = a->left) args[i] = a->right;
+      for (int i = n - 1; i >= 0; i--, a = a->left)
+        args[i] = a->right;
       put(b, "(");
       for (int i = 0; i < n; i++) {
         if (i) put(b, ", ");
@@ -211,12 +225,8 @@ static void pat(Buf *b, const FePat *p) {
     return;
   }
   switch (p->kind) {
-  case P_VAR:
-    ident_prefix(b, &p->id);
-    break;
-  case P_WILD:
-    put(b, "_");
-    break;
+  case P_VAR: ident_prefix(b, &p->id); break;
+  case P_WILD: put(b, "_"); break;
   case P_LIT:
     if (p->lit.negative) put(b, "(");
     lit(b, &p->lit);
@@ -280,7 +290,8 @@ static void pat(Buf *b, const FePat *p) {
     for (int i = 0; i < p->args.len; i++) {
       const FePat *q = p->args.data[i];
       if (i) put(b, " ");
-      if (q->is_op) ident_infix(b, &q->id);
+      if (q->is_op)
+        ident_infix(b, &q->id);
       else {
         if (q->is_neg) put(b, "-");
         pat(b, q);
@@ -318,9 +329,7 @@ static void stmt(Buf *b, const FeStmt *s) {
     put(b, "let ");
     decls(b, (const FeDecl *const *)s->decls.data, s->decls.len);
     break;
-  case S_EXPR:
-    expr(b, s->e);
-    break;
+  case S_EXPR: expr(b, s->e); break;
   }
 }
 
@@ -342,7 +351,8 @@ static void rhs(Buf *b, const FeRhs *r, const char *eq) {
   }
   for (int i = 0; i < r->guards.len; i++) {
     put(b, " | ");
-    stmts(b, (const FeStmt *const *)r->guards.data[i].quals.data, r->guards.data[i].quals.len, ", ");
+    stmts(b, (const FeStmt *const *)r->guards.data[i].quals.data, r->guards.data[i].quals.len,
+          ", ");
     putf(b, " %s ", eq);
     expr(b, r->guards.data[i].e);
   }
@@ -378,8 +388,10 @@ static void expr(Buf *b, const FeExpr *e) {
   switch (e->kind) {
   case E_VAR:
   case E_CON:
-    if (e->is_op) ident_infix(b, &e->id);
-    else ident_prefix(b, &e->id);
+    if (e->is_op)
+      ident_infix(b, &e->id);
+    else
+      ident_prefix(b, &e->id);
     break;
   case E_LIT:
     if (e->lit.negative) put(b, "(");
@@ -388,15 +400,18 @@ static void expr(Buf *b, const FeExpr *e) {
     break;
   case E_APP:
     put(b, "(");
-    if (e->fn && (e->fn->kind == E_VAR || e->fn->kind == E_CON) && e->fn->is_op && e->args.len == 2) {
+    if (e->fn && (e->fn->kind == E_VAR || e->fn->kind == E_CON) && e->fn->is_op &&
+        e->args.len == 2) {
       expr(b, e->args.data[0]);
       put(b, " ");
       ident_infix(b, &e->fn->id);
       put(b, " ");
       expr(b, e->args.data[1]);
     } else {
-      if (e->fn && (e->fn->kind == E_VAR || e->fn->kind == E_CON)) ident_prefix(b, &e->fn->id);
-      else expr(b, e->fn);
+      if (e->fn && (e->fn->kind == E_VAR || e->fn->kind == E_CON))
+        ident_prefix(b, &e->fn->id);
+      else
+        expr(b, e->fn);
       put(b, " ");
       exprs(b, e->args.data, e->args.len, " ");
     }
@@ -406,8 +421,10 @@ static void expr(Buf *b, const FeExpr *e) {
     put(b, "(");
     for (int i = 0; i < e->args.len; i++) {
       if (i) put(b, " ");
-      if (e->args.data[i]->is_neg) put(b, "-");
-      else expr(b, e->args.data[i]);
+      if (e->args.data[i]->is_neg)
+        put(b, "-");
+      else
+        expr(b, e->args.data[i]);
     }
     put(b, ")");
     break;
@@ -419,7 +436,8 @@ static void expr(Buf *b, const FeExpr *e) {
   case E_LAM:
     put(b, "(\\");
     /* `\~p` and `\!p` would lex as one operator */
-    if (e->pats.len && (e->pats.data[0]->kind == P_LAZY || e->pats.data[0]->kind == P_BANG)) put(b, " ");
+    if (e->pats.len && (e->pats.data[0]->kind == P_LAZY || e->pats.data[0]->kind == P_BANG))
+      put(b, " ");
     pats(b, (const FePat *const *)e->pats.data, e->pats.len, " ");
     put(b, " -> ");
     expr(b, e->e1);
@@ -537,8 +555,10 @@ static void expr(Buf *b, const FeExpr *e) {
 static void idents(Buf *b, const FeIdent *ids, int n, bool infix) {
   for (int i = 0; i < n; i++) {
     if (i) put(b, ", ");
-    if (infix) ident_infix(b, &ids[i]);
-    else ident_prefix(b, &ids[i]);
+    if (infix)
+      ident_infix(b, &ids[i]);
+    else
+      ident_prefix(b, &ids[i]);
   }
 }
 
@@ -578,7 +598,10 @@ static void decl(Buf *b, const FeDecl *d) {
     qualtype(b, d->sig);
     break;
   case D_FIXITY:
-    putf(b, "%s %d ", d->assoc == ASSOC_LEFT ? "infixl" : d->assoc == ASSOC_RIGHT ? "infixr" : "infix",
+    putf(b, "%s %d ",
+         d->assoc == ASSOC_LEFT    ? "infixl"
+         : d->assoc == ASSOC_RIGHT ? "infixr"
+                                   : "infix",
          d->prec);
     idents(b, d->names.data, d->names.len, true);
     break;
@@ -643,7 +666,8 @@ static void decl(Buf *b, const FeDecl *d) {
     }
     break;
   case D_FOREIGN:
-    putf(b, "foreign import %s \"%s\" ", d->callconv ? d->callconv : "?", d->entity ? d->entity : "");
+    putf(b, "foreign import %s \"%s\" ", d->callconv ? d->callconv : "?",
+         d->entity ? d->entity : "");
     ident_prefix(b, &d->name);
     put(b, " :: ");
     qualtype(b, d->sig);

@@ -31,8 +31,10 @@ static struct {
 
 void fe_builtin_reset(void) {
   B.list_tycon = B.nil = B.cons = B.unit_tycon = B.unit = B.arrow = NULL;
-  for (int i = 0; i <= MAX_TUPLE; i++) B.tuple_tycon[i] = B.tuple_con[i] = NULL;
-  for (int i = 0; i < WIRED_COUNT; i++) fe_wired[i] = NULL;
+  for (int i = 0; i <= MAX_TUPLE; i++)
+    B.tuple_tycon[i] = B.tuple_con[i] = NULL;
+  for (int i = 0; i < WIRED_COUNT; i++)
+    fe_wired[i] = NULL;
 }
 
 static const LzSpan nowhere = {0, 0, 0, 0, 0};
@@ -135,7 +137,8 @@ FeName *fe_builtin_unit(void) {
 static const char *tuple_occ(int n) {
   char buf[MAX_TUPLE + 2];
   buf[0] = '(';
-  for (int i = 1; i < n; i++) buf[i] = ',';
+  for (int i = 1; i < n; i++)
+    buf[i] = ',';
   buf[n] = ')';
   buf[n + 1] = 0;
   return lz_sym(buf);
@@ -147,7 +150,8 @@ static void make_tuple(int n) {
   B.tuple_con[n] = builtin_name(N_CON, occ);
   FeDecl *d = synthetic_data(B.tuple_tycon[n], n);
   FeType **fields = LZ_NEW_ARRAY(FeType *, n);
-  for (int i = 0; i < n; i++) fields[i] = tyvar_ref(d, i);
+  for (int i = 0; i < n; i++)
+    fields[i] = tyvar_ref(d, i);
   synthetic_con(d, B.tuple_con[n], fields, n, false);
 }
 

@@ -28,22 +28,48 @@ static const struct {
   const char *occ, *module;
 } lib_table[] = {
     /* classes and their methods */
-    {"Eq", "Lz.Base"},       {"==", "Lz.Base"},           {"Ord", "Lz.Base"},
-    {"compare", "Lz.Base"},  {"<", "Lz.Base"},            {"<=", "Lz.Base"},
-    {">", "Lz.Base"},        {">=", "Lz.Base"},           {"Show", "Lz.Base"},
-    {"showsPrec", "Lz.Base"}, {"Enum", "Lz.Base"},        {"succ", "Lz.Base"},
-    {"pred", "Lz.Base"},     {"toEnum", "Lz.Base"},       {"fromEnum", "Lz.Base"},
-    {"enumFrom", "Lz.Base"}, {"enumFromThen", "Lz.Base"}, {"enumFromTo", "Lz.Base"},
-    {"enumFromThenTo", "Lz.Base"}, {"Bounded", "Lz.Base"}, {"minBound", "Lz.Base"},
+    {"Eq", "Lz.Base"},
+    {"==", "Lz.Base"},
+    {"Ord", "Lz.Base"},
+    {"compare", "Lz.Base"},
+    {"<", "Lz.Base"},
+    {"<=", "Lz.Base"},
+    {">", "Lz.Base"},
+    {">=", "Lz.Base"},
+    {"Show", "Lz.Base"},
+    {"showsPrec", "Lz.Base"},
+    {"Enum", "Lz.Base"},
+    {"succ", "Lz.Base"},
+    {"pred", "Lz.Base"},
+    {"toEnum", "Lz.Base"},
+    {"fromEnum", "Lz.Base"},
+    {"enumFrom", "Lz.Base"},
+    {"enumFromThen", "Lz.Base"},
+    {"enumFromTo", "Lz.Base"},
+    {"enumFromThenTo", "Lz.Base"},
+    {"Bounded", "Lz.Base"},
+    {"minBound", "Lz.Base"},
     {"maxBound", "Lz.Base"},
     /* functions */
-    {"&&", "Lz.Base"},       {"not", "Lz.Base"},          {".", "Lz.Base"},
-    {"showParen", "Lz.Base"}, {"showString", "Lz.Base"},  {"showSpace", "Lz.Base"},
-    {"showCommaSpace", "Lz.Base"}, {"error", "Lz.Base"},  {"++", "Lz.Base"},
-    {"map", "Lz.Base"},      {"+", "Lz.Base"},            {"-", "Lz.Base"},
+    {"&&", "Lz.Base"},
+    {"not", "Lz.Base"},
+    {".", "Lz.Base"},
+    {"showParen", "Lz.Base"},
+    {"showString", "Lz.Base"},
+    {"showSpace", "Lz.Base"},
+    {"showCommaSpace", "Lz.Base"},
+    {"error", "Lz.Base"},
+    {"++", "Lz.Base"},
+    {"map", "Lz.Base"},
+    {"+", "Lz.Base"},
+    {"-", "Lz.Base"},
     /* types and constructors */
-    {"Int", "Lz.Base"},      {"True", "Lz.Base"},         {"False", "Lz.Base"},
-    {"LT", "Lz.Base"},       {"EQ", "Lz.Base"},           {"GT", "Lz.Base"},
+    {"Int", "Lz.Base"},
+    {"True", "Lz.Base"},
+    {"False", "Lz.Base"},
+    {"LT", "Lz.Base"},
+    {"EQ", "Lz.Base"},
+    {"GT", "Lz.Base"},
 };
 
 Sym fe_dv_lib_module(const char *occ) {
@@ -103,7 +129,8 @@ FeExpr *fe_dv_app(FeDvCtx *c, FeExpr *fn, int n, ...) {
   e->fn = fn;
   va_list ap;
   va_start(ap, n);
-  for (int i = 0; i < n; i++) LZ_PUSH(e->args, va_arg(ap, FeExpr *));
+  for (int i = 0; i < n; i++)
+    LZ_PUSH(e->args, va_arg(ap, FeExpr *));
   va_end(ap);
   return e;
 }
@@ -165,8 +192,7 @@ FeExpr *fe_dv_fold(FeDvCtx *c, const char *occ, FeExpr **es, int n) {
   if (n == 1) return es[0];
   /* short chains nest to the right like GHC's; long ones split in half */
   int left = n <= FOLD_NESTED_MAX ? 1 : n / 2;
-  return fe_dv_app2(c, occ, fe_dv_fold(c, occ, es, left),
-                    fe_dv_fold(c, occ, es + left, n - left));
+  return fe_dv_app2(c, occ, fe_dv_fold(c, occ, es, left), fe_dv_fold(c, occ, es + left, n - left));
 }
 
 /* ---- patterns ------------------------------------------------------------------- */
@@ -239,7 +265,8 @@ FeMatch *fe_dv_match(FeDvCtx *c, FeDecl *fun, FeExpr *rhs, int n, ...) {
   m->rhs = fe_rhs_plain(rhs);
   va_list ap;
   va_start(ap, n);
-  for (int i = 0; i < n; i++) LZ_PUSH(m->pats, va_arg(ap, FePat *));
+  for (int i = 0; i < n; i++)
+    LZ_PUSH(m->pats, va_arg(ap, FePat *));
   va_end(ap);
   LZ_PUSH(fun->matches, m);
   return m;
@@ -303,8 +330,7 @@ static void mark_tyvars(FeDvCtx *c, const FeType *t, bool head, bool *used, int 
         for (int i = 0; i < c->data->tyvars.len; i++)
           if (c->data->tyvars.data[i].name == t->id.name) used[i] = true;
       return;
-    case TY_CON:
-      return;
+    case TY_CON: return;
     case TY_APP:
       mark_tyvars(c, t->right, false, used, depth + 1);
       t = t->left; /* the function part of an application is in head position */
@@ -353,29 +379,31 @@ static const struct {
 
 /* Classes Haskell (or GHC) can derive but Lz cannot. */
 static const char *const unsupported[] = {
-    "Read", "Ix", "Functor", "Foldable", "Traversable", "Generic", "Generic1",
-    "Data", "Typeable", "Lift", "NFData",
+    "Read",     "Ix",   "Functor",  "Foldable", "Traversable", "Generic",
+    "Generic1", "Data", "Typeable", "Lift",     "NFData",
 };
 
 /* ‘Show (T a)’ / ‘Show T’ as GHC writes the instance in messages */
 static const char *instance_text(FeDecl *d, Sym cls) {
   if (d->tyvars.len == 0) return lz_fmt("%s %s", cls, d->name.name);
   char *s = lz_fmt("%s (%s", cls, d->name.name);
-  for (int i = 0; i < d->tyvars.len; i++) s = lz_fmt("%s %s", s, d->tyvars.data[i].name);
+  for (int i = 0; i < d->tyvars.len; i++)
+    s = lz_fmt("%s %s", s, d->tyvars.data[i].name);
   return lz_fmt("%s)", s);
 }
 
 static void cannot_derive(FeDecl *d, const FeIdent *cls, const char *why) {
-  lz_error(cls->span, "Can't make a derived instance of \xe2\x80\x98%s\xe2\x80\x99:\n%s\n"
-                      "In the %s declaration for \xe2\x80\x98%s\xe2\x80\x99",
+  lz_error(cls->span,
+           "Can't make a derived instance of \xe2\x80\x98%s\xe2\x80\x99:\n%s\n"
+           "In the %s declaration for \xe2\x80\x98%s\xe2\x80\x99",
            instance_text(d, cls->name), why, d->kind == D_NEWTYPE ? "newtype" : "data",
            d->name.name);
 }
 
 #define Q(s) "\xe2\x80\x98" s "\xe2\x80\x99"
-#define ENUM_WHY                                                                           \
-  "  " Q("%s") " must be an enumeration type\n"                                           \
-  "  (an enumeration consists of one or more nullary, non-GADT constructors)"
+#define ENUM_WHY                                                                                   \
+  "  " Q("%s") " must be an enumeration type\n"                                                    \
+               "  (an enumeration consists of one or more nullary, non-GADT constructors)"
 
 /* Whether class `cls` can be derived for `d`; reports GHC's message when not. */
 static bool check_derivable(FeDvCtx *c, const FeIdent *cls, Generator *gen) {
@@ -388,17 +416,19 @@ static bool check_derivable(FeDvCtx *c, const FeIdent *cls, Generator *gen) {
     bool known = false;
     for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++)
       if (strcmp(cls->name, unsupported[i]) == 0) known = true;
-    cannot_derive(d, cls, known ? lz_fmt("  deriving %s is not supported in Lz", cls->name)
-                                : lz_fmt("  " Q("%s") " is not a stock derivable class "
-                                         "(Eq, Show, etc.)",
-                                         cls->name));
+    cannot_derive(d, cls,
+                  known ? lz_fmt("  deriving %s is not supported in Lz", cls->name)
+                        : lz_fmt("  " Q("%s") " is not a stock derivable class "
+                                              "(Eq, Show, etc.)",
+                                 cls->name));
     return false;
   }
   if (fe_dv_ncons(c) == 0) {
-    cannot_derive(d, cls, lz_fmt("  " Q("%s") " must have at least one data constructor\n"
-                                 "  Use EmptyDataDeriving to enable deriving for empty data "
-                                 "types",
-                                 tn));
+    cannot_derive(d, cls,
+                  lz_fmt("  " Q("%s") " must have at least one data constructor\n"
+                                      "  Use EmptyDataDeriving to enable deriving for empty data "
+                                      "types",
+                         tn));
     return false;
   }
   if (*gen == fe_derive_enum && !fe_dv_is_enumeration(c)) {
@@ -411,9 +441,9 @@ static bool check_derivable(FeDvCtx *c, const FeIdent *cls, Generator *gen) {
     return false;
   }
   if (*gen == fe_derive_bounded && !fe_dv_is_enumeration(c) && fe_dv_ncons(c) != 1) {
-    cannot_derive(d, cls,
-                  lz_fmt(ENUM_WHY "\n    or\n  " Q("%s") " must have precisely one constructor",
-                         tn, tn));
+    cannot_derive(
+        d, cls,
+        lz_fmt(ENUM_WHY "\n    or\n  " Q("%s") " must have precisely one constructor", tn, tn));
     return false;
   }
   return true;
@@ -448,6 +478,7 @@ void fe_derive_module(FeModule *m) {
   for (int i = 0; i < n; i++) {
     FeDecl *d = m->decls.data[i];
     if (!d || (d->kind != D_DATA && d->kind != D_NEWTYPE) || !d->name.name) continue;
-    for (int j = 0; j < d->deriving.len; j++) derive_one(m, d, &d->deriving.data[j]);
+    for (int j = 0; j < d->deriving.len; j++)
+      derive_one(m, d, &d->deriving.data[j]);
   }
 }

@@ -22,10 +22,10 @@
 /* What a generator works on: one class of one deriving clause. */
 typedef struct FeDvCtx {
   FeModule *m;
-  Sym module;       /* the defining module's full name ("Main", "Data.Foo") */
-  FeDecl *data;     /* the D_DATA / D_NEWTYPE */
-  LzSpan span;      /* the class name in the deriving clause */
-  FeDecl *inst;     /* the D_INSTANCE being built: generators append to inst->body */
+  Sym module;   /* the defining module's full name ("Main", "Data.Foo") */
+  FeDecl *data; /* the D_DATA / D_NEWTYPE */
+  LzSpan span;  /* the class name in the deriving clause */
+  FeDecl *inst; /* the D_INSTANCE being built: generators append to inst->body */
 } FeDvCtx;
 
 /* The library module that defines a class, method, function or constructor used by
@@ -33,20 +33,20 @@ typedef struct FeDvCtx {
 Sym fe_dv_lib_module(const char *occ);
 
 /* ---- identifiers ---- */
-FeIdent fe_dv_lib(FeDvCtx *c, const char *occ);                 /* Lz.Base.occ */
-FeIdent fe_dv_ucon_id(FeDvCtx *c, const FeConDecl *con);        /* Module.C */
-FeIdent fe_dv_local_id(FeDvCtx *c, const char *name);           /* x */
-const char *fe_dv_numbered(const char *prefix, int i);          /* "a" 1 -> "a1" */
+FeIdent fe_dv_lib(FeDvCtx *c, const char *occ);          /* Lz.Base.occ */
+FeIdent fe_dv_ucon_id(FeDvCtx *c, const FeConDecl *con); /* Module.C */
+FeIdent fe_dv_local_id(FeDvCtx *c, const char *name);    /* x */
+const char *fe_dv_numbered(const char *prefix, int i);   /* "a" 1 -> "a1" */
 
 /* ---- expressions ---- */
-FeExpr *fe_dv_var(FeDvCtx *c, const char *occ);                 /* library value */
-FeExpr *fe_dv_con(FeDvCtx *c, const char *occ);                 /* library constructor */
-FeExpr *fe_dv_ucon(FeDvCtx *c, const FeConDecl *con);           /* the type's constructor */
-FeExpr *fe_dv_lvar(FeDvCtx *c, const char *name);               /* local variable */
-FeExpr *fe_dv_app(FeDvCtx *c, FeExpr *fn, int n, ...);          /* fn e1 .. en */
+FeExpr *fe_dv_var(FeDvCtx *c, const char *occ);                        /* library value */
+FeExpr *fe_dv_con(FeDvCtx *c, const char *occ);                        /* library constructor */
+FeExpr *fe_dv_ucon(FeDvCtx *c, const FeConDecl *con);                  /* the type's constructor */
+FeExpr *fe_dv_lvar(FeDvCtx *c, const char *name);                      /* local variable */
+FeExpr *fe_dv_app(FeDvCtx *c, FeExpr *fn, int n, ...);                 /* fn e1 .. en */
 FeExpr *fe_dv_app2(FeDvCtx *c, const char *occ, FeExpr *x, FeExpr *y); /* lib fn x y */
-FeExpr *fe_dv_int(FeDvCtx *c, int64_t v);                       /* overloaded literal */
-FeExpr *fe_dv_str(FeDvCtx *c, const char *s);                   /* string literal */
+FeExpr *fe_dv_int(FeDvCtx *c, int64_t v);                              /* overloaded literal */
+FeExpr *fe_dv_str(FeDvCtx *c, const char *s);                          /* string literal */
 FeExpr *fe_dv_if(FeDvCtx *c, FeExpr *cond, FeExpr *then, FeExpr *els);
 FeExpr *fe_dv_case(FeDvCtx *c, FeExpr *scrut);
 void fe_dv_alt(FeDvCtx *c, FeExpr *kase, FePat *pat, FeExpr *rhs);
@@ -61,11 +61,11 @@ FePat *fe_dv_pvar(FeDvCtx *c, const char *name);
 FePat *fe_dv_pwild(FeDvCtx *c);
 /* C prefix1 .. prefixN (prefix NULL: C _ .. _) */
 FePat *fe_dv_pcon(FeDvCtx *c, const FeConDecl *con, const char *prefix);
-FePat *fe_dv_plib_con(FeDvCtx *c, const char *occ);             /* nullary library con */
+FePat *fe_dv_plib_con(FeDvCtx *c, const char *occ); /* nullary library con */
 
 /* ---- types ---- */
-FeType *fe_dv_head_type(FeDvCtx *c);                            /* T a b */
-FeType *fe_dv_lib_type(FeDvCtx *c, const char *occ);            /* Lz.Base.Int */
+FeType *fe_dv_head_type(FeDvCtx *c);                 /* T a b */
+FeType *fe_dv_lib_type(FeDvCtx *c, const char *occ); /* Lz.Base.Int */
 FeType *fe_dv_fun_type(FeDvCtx *c, FeType *arg, FeType *res);
 
 /* ---- declarations ---- */

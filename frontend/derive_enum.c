@@ -62,9 +62,8 @@ static FeExpr *error_call(FeDvCtx *c, FeExpr *msg) {
 static void method(FeDvCtx *c, const char *occ, int nargs, FeExpr *rhs, bool need_con2tag,
                    bool need_tag2con) {
   FeDecl *f = fe_dv_method(c, occ);
-  FeMatch *m = nargs == 1
-                   ? fe_dv_match(c, f, rhs, 1, fe_dv_pvar(c, "a"))
-                   : fe_dv_match(c, f, rhs, 2, fe_dv_pvar(c, "a"), fe_dv_pvar(c, "b"));
+  FeMatch *m = nargs == 1 ? fe_dv_match(c, f, rhs, 1, fe_dv_pvar(c, "a"))
+                          : fe_dv_match(c, f, rhs, 2, fe_dv_pvar(c, "a"), fe_dv_pvar(c, "b"));
   if (need_con2tag) fe_dv_add_con2tag(c, m->rhs, "con2tag");
   if (need_tag2con) add_tag2con(c, m);
 }
@@ -73,20 +72,20 @@ void fe_derive_enum(FeDvCtx *c) {
   const char *tn = c->data->name.name;
   int maxtag = fe_dv_ncons(c) - 1;
 
-  FeExpr *succ = fe_dv_if(
-      c, fe_dv_app2(c, "==", fe_dv_int(c, maxtag), con2tag(c, "a")),
-      error_call(c, fe_dv_str(c, lz_fmt("succ{%s}: tried to take `succ' of last tag in "
-                                        "enumeration",
-                                        tn))),
-      tag2con(c, fe_dv_app2(c, "+", con2tag(c, "a"), fe_dv_int(c, 1))));
+  FeExpr *succ =
+      fe_dv_if(c, fe_dv_app2(c, "==", fe_dv_int(c, maxtag), con2tag(c, "a")),
+               error_call(c, fe_dv_str(c, lz_fmt("succ{%s}: tried to take `succ' of last tag in "
+                                                 "enumeration",
+                                                 tn))),
+               tag2con(c, fe_dv_app2(c, "+", con2tag(c, "a"), fe_dv_int(c, 1))));
   method(c, "succ", 1, succ, true, true);
 
-  FeExpr *pred = fe_dv_if(
-      c, fe_dv_app2(c, "==", fe_dv_int(c, 0), con2tag(c, "a")),
-      error_call(c, fe_dv_str(c, lz_fmt("pred{%s}: tried to take `pred' of first tag in "
-                                        "enumeration",
-                                        tn))),
-      tag2con(c, fe_dv_app2(c, "-", con2tag(c, "a"), fe_dv_int(c, 1))));
+  FeExpr *pred =
+      fe_dv_if(c, fe_dv_app2(c, "==", fe_dv_int(c, 0), con2tag(c, "a")),
+               error_call(c, fe_dv_str(c, lz_fmt("pred{%s}: tried to take `pred' of first tag in "
+                                                 "enumeration",
+                                                 tn))),
+               tag2con(c, fe_dv_app2(c, "-", con2tag(c, "a"), fe_dv_int(c, 1))));
   method(c, "pred", 1, pred, true, true);
 
   FeExpr *in_range = fe_dv_app2(c, "&&", fe_dv_app2(c, ">=", fe_dv_lvar(c, "a"), fe_dv_int(c, 0)),
@@ -95,17 +94,15 @@ void fe_derive_enum(FeDvCtx *c) {
       fe_dv_app(c, fe_dv_var(c, "showsPrec"), 3, fe_dv_int(c, 0), fe_dv_lvar(c, "a"),
                 fe_dv_str(c, lz_fmt(") is outside of enumeration's range (0,%d)", maxtag)));
   FeExpr *msg = fe_dv_app2(c, "++", fe_dv_str(c, lz_fmt("toEnum{%s}: tag (", tn)), shown);
-  FeExpr *to_enum =
-      fe_dv_if(c, in_range, tag2con(c, fe_dv_lvar(c, "a")), error_call(c, msg));
+  FeExpr *to_enum = fe_dv_if(c, in_range, tag2con(c, fe_dv_lvar(c, "a")), error_call(c, msg));
   method(c, "toEnum", 1, to_enum, false, true);
 
-  FeExpr *from =
-      fe_dv_app2(c, "map", fe_dv_lvar(c, "tag2con"),
-                 fe_dv_app2(c, "enumFromTo", con2tag(c, "a"), fe_dv_int(c, maxtag)));
+  FeExpr *from = fe_dv_app2(c, "map", fe_dv_lvar(c, "tag2con"),
+                            fe_dv_app2(c, "enumFromTo", con2tag(c, "a"), fe_dv_int(c, maxtag)));
   method(c, "enumFrom", 1, from, true, true);
 
-  FeExpr *limit = fe_dv_if(c, fe_dv_app2(c, ">", con2tag(c, "a"), con2tag(c, "b")),
-                           fe_dv_int(c, 0), fe_dv_int(c, maxtag));
+  FeExpr *limit = fe_dv_if(c, fe_dv_app2(c, ">", con2tag(c, "a"), con2tag(c, "b")), fe_dv_int(c, 0),
+                           fe_dv_int(c, maxtag));
   FeExpr *then = fe_dv_app2(
       c, "map", fe_dv_lvar(c, "tag2con"),
       fe_dv_app(c, fe_dv_var(c, "enumFromThenTo"), 3, con2tag(c, "a"), con2tag(c, "b"), limit));
@@ -127,7 +124,8 @@ void fe_derive_bounded(FeDvCtx *c) {
       rhs = fe_dv_ucon(c, con);
       if (con->fields.len > 0) {
         FeExpr *app = fe_dv_app(c, rhs, 0);
-        for (int j = 0; j < con->fields.len; j++) LZ_PUSH(app->args, fe_dv_var(c, occs[w]));
+        for (int j = 0; j < con->fields.len; j++)
+          LZ_PUSH(app->args, fe_dv_var(c, occs[w]));
         rhs = app;
       }
     }

@@ -61,15 +61,9 @@ typedef struct {
   bool uses_tags; /* the code calls the local con2tag */
 } Ord;
 
-static FeExpr *lt_result(Ord *o) {
-  return fe_dv_con(o->c, o->op == OP_COMPARE ? "LT" : "True");
-}
-static FeExpr *eq_result(Ord *o) {
-  return fe_dv_con(o->c, o->op == OP_COMPARE ? "EQ" : "False");
-}
-static FeExpr *gt_result(Ord *o) {
-  return fe_dv_con(o->c, o->op == OP_COMPARE ? "GT" : "False");
-}
+static FeExpr *lt_result(Ord *o) { return fe_dv_con(o->c, o->op == OP_COMPARE ? "LT" : "True"); }
+static FeExpr *eq_result(Ord *o) { return fe_dv_con(o->c, o->op == OP_COMPARE ? "EQ" : "False"); }
+static FeExpr *gt_result(Ord *o) { return fe_dv_con(o->c, o->op == OP_COMPARE ? "GT" : "False"); }
 static const char *op_name(Ord *o) { return o->op == OP_COMPARE ? "compare" : "<"; }
 
 static FeExpr *field(Ord *o, const char *side, int j) {
@@ -89,8 +83,7 @@ static FeExpr *case_ordering(FeDvCtx *c, FeExpr *scrut, FeExpr *lt, FeExpr *eq, 
  * `case x of { LT -> LT; EQ -> y; GT -> GT }`. */
 static FeExpr *fields_ordering(Ord *o, int lo, int hi) {
   FeDvCtx *c = o->c;
-  if (hi - lo == 1)
-    return fe_dv_app2(c, "compare", field(o, "a", lo), field(o, "b", lo));
+  if (hi - lo == 1) return fe_dv_app2(c, "compare", field(o, "a", lo), field(o, "b", lo));
   int mid = lo + (hi - lo) / 2;
   return case_ordering(c, fields_ordering(o, lo, mid), fe_dv_con(c, "LT"),
                        fields_ordering(o, mid, hi), fe_dv_con(c, "GT"));
@@ -175,7 +168,8 @@ static FeExpr *inner_rhs(Ord *o, int i) {
 static FeExpr *ord_rhs(Ord *o) {
   FeDvCtx *c = o->c;
   int n = fe_dv_ncons(c), nullary = 0;
-  for (int i = 0; i < n; i++) nullary += fe_dv_con_at(c, i)->fields.len == 0;
+  for (int i = 0; i < n; i++)
+    nullary += fe_dv_con_at(c, i)->fields.len == 0;
   if (nullary <= 2) {
     FeExpr *k = fe_dv_case(c, fe_dv_lvar(c, "a"));
     for (int i = 0; i < n; i++)

@@ -37,9 +37,7 @@ static int con_precedence(FeDvCtx *c, Sym name) {
   return 9;
 }
 
-static const char *wrap_op_parens(Sym s) {
-  return fe_dv_is_symbolic(s) ? lz_fmt("(%s)", s) : s;
-}
+static const char *wrap_op_parens(Sym s) { return fe_dv_is_symbolic(s) ? lz_fmt("(%s)", s) : s; }
 
 static const char *wrap_op_backquotes(Sym s) {
   return fe_dv_is_symbolic(s) ? s : lz_fmt("`%s`", s);
@@ -81,8 +79,7 @@ static void show_con(FeDvCtx *c, FeDecl *f, FeConDecl *con) {
     items[n++] = show_string(c, lz_fmt("%s {", wrap_op_parens(con->name.name)));
     for (int j = 0; j < k; j++) {
       if (j > 0) items[n++] = fe_dv_var(c, "showCommaSpace");
-      items[n++] =
-          show_string(c, lz_fmt("%s = ", wrap_op_parens(con->fields.data[j].label.name)));
+      items[n++] = show_string(c, lz_fmt("%s = ", wrap_op_parens(con->fields.data[j].label.name)));
       items[n++] = shows_prec_field(c, arg_prec, j);
     }
     items[n++] = show_string(c, "}");

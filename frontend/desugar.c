@@ -47,8 +47,10 @@ FeName *fe_ds_wired_name(int id) {
   if (!fe_wired[id]) {
     /* stand-in (the defining module was not loaded: hand-built trees in tests) */
     const FeWiredInfo *w = &fe_wired_info[id];
-    FeNameKind kind = w->kind == W_CON ? N_CON : w->kind == W_TYPE ? N_TYCON
-                      : w->kind == W_CLASS ? N_CLASS : N_VAR;
+    FeNameKind kind = w->kind == W_CON     ? N_CON
+                      : w->kind == W_TYPE  ? N_TYCON
+                      : w->kind == W_CLASS ? N_CLASS
+                                           : N_VAR;
     FeName *n = fe_name_new(kind, lz_sym(w->occ ? w->occ : "?"),
                             w->module ? lz_sym(w->module) : NULL, (LzSpan){0});
     n->top = true;
@@ -64,7 +66,8 @@ FeName *fe_ds_tuple_con(int n) {
   return c ? c : fe_builtin_unit();
 }
 
-/* ---- function bindings ------------------------------------------------------------------------- */
+/* ---- function bindings -------------------------------------------------------------------------
+ */
 
 static FeQualType *find_sig(FeDecl **decls, int n, FeName *name) {
   for (int i = 0; i < n; i++) {
@@ -84,7 +87,8 @@ static KExpr *rhs_body(Ds *d, void *env, MBind *binds, Fail *fail) {
  * lambdas: the cost centre is entered on each call, not when the closure is built). */
 static KExpr *scc(const char *name, KExpr *body, LzSpan at) {
   KExpr **slot = &body;
-  while ((*slot)->kind == K_LAM) slot = &(*slot)->body;
+  while ((*slot)->kind == K_LAM)
+    slot = &(*slot)->body;
   KExpr *s = k_new(K_SCC, at);
   s->scc = lz_sym(name);
   s->body = *slot;
@@ -144,15 +148,18 @@ static KBind *fun_bind(Ds *d, FeDecl *decl, bool top, FeName *name) {
         continue;
       }
       const char *hint = NULL;
-      for (int r = 0; r < nm && !hint; r++) hint = fe_ds_pat_name_hint(decl->matches.data[r]->pats.data[c]);
+      for (int r = 0; r < nm && !hint; r++)
+        hint = fe_ds_pat_name_hint(decl->matches.data[r]->pats.data[c]);
       occ[c] = fe_ds_fresh(hint ? hint : "ds", p->span);
     }
     for (int r = 0; r < nm; r++) {
       FeMatch *m = decl->matches.data[r];
       mp.pats[r] = LZ_NEW_ARRAY(FePat *, n);
       for (int c = 0; c < n; c++)
-        mp.pats[r][c] = (nm == 1 && occ[c] == m->pats.data[c]->id.ref &&
-                         m->pats.data[c]->kind == P_VAR) ? NULL : m->pats.data[c];
+        mp.pats[r][c] =
+            (nm == 1 && occ[c] == m->pats.data[c]->id.ref && m->pats.data[c]->kind == P_VAR)
+                ? NULL
+                : m->pats.data[c];
       mp.bodies[r].build = rhs_body;
       mp.bodies[r].env = m->rhs;
       mp.bodies[r].can_fail = fe_ds_rhs_can_fail(m->rhs);
@@ -162,16 +169,19 @@ static KBind *fun_bind(Ds *d, FeDecl *decl, bool top, FeName *name) {
     body = fe_ds_fail_wrap(f, fe_ds_match(d, &mp, f));
   }
   if (cc) body = scc(cc, body, span);
-  for (int c = n - 1; c >= 0; c--) body = k_lam(occ[c], body, span);
+  for (int c = n - 1; c >= 0; c--)
+    body = k_lam(occ[c], body, span);
   d->cc_path = outer_cc;
   KBind *b = k_bind(name, body, span);
   return b;
 }
 
-/* ---- pattern bindings -------------------------------------------------------------------------- */
+/* ---- pattern bindings --------------------------------------------------------------------------
+ */
 
 static FePat *strip_parens(FePat *p) {
-  while (p && p->kind == P_PAREN && p->sub) p = p->sub;
+  while (p && p->kind == P_PAREN && p->sub)
+    p = p->sub;
   return p;
 }
 
@@ -246,10 +256,10 @@ static void pat_bind(Ds *d, FeDecl *decl, FeDecl **group, int ngroup, bool top, 
   }
 }
 
-/* ---- binding groups ---------------------------------------------------------------------------- */
+/* ---- binding groups ----------------------------------------------------------------------------
+ */
 
-static void decls_impl(Ds *d, FeDecl **decls, int n, bool top, KBindVec *out,
-                       KExprVec *forces) {
+static void decls_impl(Ds *d, FeDecl **decls, int n, bool top, KBindVec *out, KExprVec *forces) {
   for (int i = 0; i < n; i++) {
     FeDecl *decl = decls[i];
     switch (decl->kind) {
@@ -262,9 +272,7 @@ static void decls_impl(Ds *d, FeDecl **decls, int n, bool top, KBindVec *out,
       LZ_PUSH(*out, b);
       break;
     }
-    case D_PAT:
-      pat_bind(d, decl, decls, n, top, out, forces);
-      break;
+    case D_PAT: pat_bind(d, decl, decls, n, top, out, forces); break;
     case D_FOREIGN: {
       if (!decl->name.ref) continue;
       KBind *b = k_bind(decl->name.ref, NULL, decl->span);
@@ -273,8 +281,7 @@ static void decls_impl(Ds *d, FeDecl **decls, int n, bool top, KBindVec *out,
       LZ_PUSH(*out, b);
       break;
     }
-    default:
-      break;
+    default: break;
     }
   }
 }
@@ -283,8 +290,8 @@ void fe_ds_decls(Ds *d, FeDecl **decls, int n, bool top, KBindVec *out) {
   decls_impl(d, decls, n, top, out, NULL);
 }
 
-KExpr *fe_ds_let_decls(Ds *d, FeDecl **decls, int n, LzSpan at,
-                       KExpr *(*body)(Ds *, void *), void *env) {
+KExpr *fe_ds_let_decls(Ds *d, FeDecl **decls, int n, LzSpan at, KExpr *(*body)(Ds *, void *),
+                       void *env) {
   KBindVec binds = {0};
   KExprVec forces = {0};
   decls_impl(d, decls, n, false, &binds, &forces);
@@ -301,12 +308,14 @@ KExpr *fe_ds_let_decls(Ds *d, FeDecl **decls, int n, LzSpan at,
   }
   if (binds.len == 0) return e;
   KExpr *let = k_new(K_LET, at);
-  for (int i = 0; i < binds.len; i++) LZ_PUSH(let->binds, binds.data[i]);
+  for (int i = 0; i < binds.len; i++)
+    LZ_PUSH(let->binds, binds.data[i]);
   let->body = e;
   return let;
 }
 
-/* ---- classes and instances ---------------------------------------------------------------------- */
+/* ---- classes and instances ----------------------------------------------------------------------
+ */
 
 static void class_decl(Ds *d, FeDecl *decl) {
   KClass *c = LZ_NEW(KClass);
@@ -326,8 +335,10 @@ static void class_decl(Ds *d, FeDecl *decl) {
     if (s->kind == D_FUN && s->name.ref) {
       LZ_PUSH(c->defaults, fun_bind(d, s, true, s->name.ref));
     } else if (s->kind == D_PAT) {
-      lz_error(s->span, "Pattern bindings (except simple variables) not allowed in class "
-                        "declaration:\n  %s", fe_ds_pat_string(s->pat));
+      lz_error(s->span,
+               "Pattern bindings (except simple variables) not allowed in class "
+               "declaration:\n  %s",
+               fe_ds_pat_string(s->pat));
     }
   }
   LZ_PUSH(d->prog->classes, c);
@@ -345,19 +356,23 @@ static void instance_decl(Ds *d, FeDecl *decl) {
       if (decl->generated) s->generated = true; /* no cost centres in derived code */
       LZ_PUSH(in->methods, fun_bind(d, s, true, s->name.ref));
     } else if (s->kind == D_PAT) {
-      lz_error(s->span, "Pattern bindings (except simple variables) not allowed in instance "
-                        "declaration:\n  %s", fe_ds_pat_string(s->pat));
+      lz_error(s->span,
+               "Pattern bindings (except simple variables) not allowed in instance "
+               "declaration:\n  %s",
+               fe_ds_pat_string(s->pat));
     }
   }
   LZ_PUSH(d->prog->instances, in);
 }
 
-/* ---- the program -------------------------------------------------------------------------------- */
+/* ---- the program --------------------------------------------------------------------------------
+ */
 
 static bool from_stdlib(const FeModule *m, const FeOptions *opts) {
   if (!opts || !opts->stdlib_dir || !m->src || !m->src->path) return false;
   size_t n = strlen(opts->stdlib_dir);
-  while (n > 1 && opts->stdlib_dir[n - 1] == '/') n--;
+  while (n > 1 && opts->stdlib_dir[n - 1] == '/')
+    n--;
   return n > 0 && strncmp(m->src->path, opts->stdlib_dir, n) == 0 &&
          (m->src->path[n] == '/' || m->src->path[n] == 0);
 }
@@ -409,24 +424,18 @@ KProgram *fe_desugar_program(FeProgram *p, const FeOptions *opts) {
         LZ_PUSH(k->types, decl);
         fe_ds_selectors(d, decl, &binds);
         break;
-      case D_TYPE:
-        LZ_PUSH(k->types, decl);
-        break;
-      case D_CLASS:
-        class_decl(d, decl);
-        break;
-      case D_INSTANCE:
-        instance_decl(d, decl);
-        break;
+      case D_TYPE: LZ_PUSH(k->types, decl); break;
+      case D_CLASS: class_decl(d, decl); break;
+      case D_INSTANCE: instance_decl(d, decl); break;
       case D_DEFAULT:
         if (m == p->main) LZ_PUSH(k->defaults, decl);
         break;
-      default:
-        break;
+      default: break;
       }
     }
     fe_ds_decls(d, m->decls.data, m->decls.len, true, &binds);
-    for (int i = 0; i < binds.len; i++) LZ_PUSH(k->binds, binds.data[i]);
+    for (int i = 0; i < binds.len; i++)
+      LZ_PUSH(k->binds, binds.data[i]);
   }
   if (p->main) {
     Sym mod = p->main->name.name ? p->main->name.name : lz_sym("Main");
@@ -438,8 +447,7 @@ KProgram *fe_desugar_program(FeProgram *p, const FeOptions *opts) {
       for (int i = 0; i < p->main->exported.len && !exported; i++)
         exported = p->main->exported.data[i] == k->main;
       if (!exported)
-        lz_error(module_span(p->main), "The IO action ‘main’ is not exported by module ‘%s’",
-                 mod);
+        lz_error(module_span(p->main), "The IO action ‘main’ is not exported by module ‘%s’", mod);
     }
   }
   return lz_error_count() > errors ? NULL : k;

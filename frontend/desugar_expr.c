@@ -20,7 +20,8 @@
 /* ---- small constructors ---------------------------------------------------------------- */
 
 KExpr *fe_ds_var_ref(FeName *n, LzSpan at) {
-  for (int i = 0; n && n->ds && fe_ds_var(n)->alias && i < 1000; i++) n = fe_ds_var(n)->alias;
+  for (int i = 0; n && n->ds && fe_ds_var(n)->alias && i < 1000; i++)
+    n = fe_ds_var(n)->alias;
   return k_var(n, at);
 }
 
@@ -173,8 +174,10 @@ static KExpr *guards(Ds *d, void *envp) {
     FeGuarded *g = &rhs->guards.data[i];
     KExpr *k = fe_ds_quals(d, g->quals.data, g->quals.len, g->e, next);
     if (next != env->fail) k = fe_ds_fail_wrap(next, k);
-    if (i > 0) next = fe_ds_fail_new(k);
-    else result = k;
+    if (i > 0)
+      next = fe_ds_fail_new(k);
+    else
+      result = k;
   }
   if (!result) result = fe_ds_fail_use(env->fail, rhs->span);
   return result;
@@ -189,15 +192,14 @@ KExpr *fe_ds_rhs(Ds *d, FeRhs *rhs, Fail *fail) {
   return fe_ds_let_decls(d, rhs->where.data, rhs->where.len, rhs->span, guards, env);
 }
 
-/* ---- lambda and case ---------------------------------------------------------------------------- */
+/* ---- lambda and case ----------------------------------------------------------------------------
+ */
 
 static KExpr *rhs_body(Ds *d, void *env, MBind *binds, Fail *fail) {
   return fe_ds_rhs(d, env, fail);
 }
 
-static KExpr *expr_body(Ds *d, void *env, MBind *binds, Fail *fail) {
-  return fe_ds_expr(d, env);
-}
+static KExpr *expr_body(Ds *d, void *env, MBind *binds, Fail *fail) { return fe_ds_expr(d, env); }
 
 static KExpr *lambda(Ds *d, FeExpr *e) {
   int n = e->pats.len;
@@ -230,7 +232,8 @@ static KExpr *lambda(Ds *d, FeExpr *e) {
     Fail *f = fe_ds_fail_new(fe_ds_pat_error(msg, e->span));
     body = fe_ds_fail_wrap(f, fe_ds_match(d, &mp, f));
   }
-  for (int i = n - 1; i >= 0; i--) body = k_lam(occ[i], body, e->span);
+  for (int i = n - 1; i >= 0; i--)
+    body = k_lam(occ[i], body, e->span);
   return body;
 }
 
@@ -244,7 +247,8 @@ static KExpr *case_expr(Ds *d, FeExpr *e) {
     mp.occ[0] = scrut->var;
   } else {
     const char *hint = NULL;
-    for (int i = 0; i < n && !hint; i++) hint = fe_ds_pat_name_hint(e->alts.data[i].pat);
+    for (int i = 0; i < n && !hint; i++)
+      hint = fe_ds_pat_name_hint(e->alts.data[i].pat);
     mp.occ[0] = fe_ds_fresh(hint ? hint : "ds", e->e1->span);
     mp.scrut = scrut;
   }
@@ -284,7 +288,8 @@ static KExpr *right_section(Ds *d, FeExpr *e) {
   return let;
 }
 
-/* ---- expressions ---------------------------------------------------------------------------------- */
+/* ---- expressions
+ * ---------------------------------------------------------------------------------- */
 
 static KExpr *let_body_expr(Ds *d, void *env) { return fe_ds_expr(d, env); }
 
@@ -297,8 +302,7 @@ static KExpr *expr(Ds *d, FeExpr *e) {
       return fe_ds_pat_error("unresolved", e->span);
     }
     return fe_ds_var_ref(e->id.ref, e->span);
-  case E_LIT:
-    return fe_ds_lit(e->lit, e->span);
+  case E_LIT: return fe_ds_lit(e->lit, e->span);
   case E_APP: {
     KExpr *f = fe_ds_expr(d, e->fn);
     for (int i = 0; i < e->args.len; i++) {
@@ -312,16 +316,12 @@ static KExpr *expr(Ds *d, FeExpr *e) {
     r->span = e->span;
     return r;
   }
-  case E_LAM:
-    return lambda(d, e);
-  case E_LET:
-    return fe_ds_let_decls(d, e->decls.data, e->decls.len, e->span, let_body_expr, e->e1);
+  case E_LAM: return lambda(d, e);
+  case E_LET: return fe_ds_let_decls(d, e->decls.data, e->decls.len, e->span, let_body_expr, e->e1);
   case E_IF:
     return fe_ds_if(fe_ds_expr(d, e->e1), fe_ds_expr(d, e->e2), fe_ds_expr(d, e->e3), e->span);
-  case E_CASE:
-    return case_expr(d, e);
-  case E_DO:
-    return fe_ds_do(d, e);
+  case E_CASE: return case_expr(d, e);
+  case E_DO: return fe_ds_do(d, e);
   case E_TUPLE: {
     FeName *con = fe_ds_tuple_con(e->args.len);
     KExpr *r = k_var(con, e->span);
@@ -340,38 +340,31 @@ static KExpr *expr(Ds *d, FeExpr *e) {
     }
     return r;
   }
-  case E_ARITH:
-    return fe_ds_arith(d, e);
-  case E_COMP:
-    return fe_ds_comp(d, e);
+  case E_ARITH: return fe_ds_arith(d, e);
+  case E_COMP: return fe_ds_comp(d, e);
   case E_LSECTION: {
     /* (e op) = op e (GHC's translation; differs from \y -> e op y only under seq) */
     KExpr *r = k_app(fe_ds_var_ref(e->id.ref, e->id.span), fe_ds_expr(d, e->e1));
     r->span = e->span;
     return r;
   }
-  case E_RSECTION:
-    return right_section(d, e);
+  case E_RSECTION: return right_section(d, e);
   case E_TYPED: {
     KExpr *r = k_new(K_ANNOT, e->span);
     r->body = fe_ds_expr(d, e->e1);
     r->sig = e->sig;
     return r;
   }
-  case E_RECCON:
-    return fe_ds_reccon(d, e);
-  case E_RECUPD:
-    return fe_ds_recupd(d, e);
+  case E_RECCON: return fe_ds_reccon(d, e);
+  case E_RECUPD: return fe_ds_recupd(d, e);
   case E_SCC: {
     KExpr *r = k_new(K_SCC, e->span);
     r->scc = e->scc;
     r->body = fe_ds_expr(d, e->e1);
     return r;
   }
-  case E_PAREN:
-    return fe_ds_expr(d, e->e1);
-  case E_OPSEQ:
-    break;
+  case E_PAREN: return fe_ds_expr(d, e->e1);
+  case E_OPSEQ: break;
   }
   lz_error(e->span, "internal: unresolved operator sequence reached the desugarer");
   return fe_ds_pat_error("internal error", e->span);

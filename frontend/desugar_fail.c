@@ -22,14 +22,10 @@
 static bool trivial(const KExpr *e, int depth) {
   if (!e || depth > 2) return false;
   switch (e->kind) {
-  case K_VAR:
-    return e->var != NULL;
-  case K_LIT:
-    return true;
-  case K_APP:
-    return trivial(e->fn, depth + 1) && trivial(e->arg, depth + 1);
-  default:
-    return false;
+  case K_VAR: return e->var != NULL;
+  case K_LIT: return true;
+  case K_APP: return trivial(e->fn, depth + 1) && trivial(e->arg, depth + 1);
+  default: return false;
   }
 }
 
@@ -130,15 +126,18 @@ static void check_pat(Ds *d, FePat *p, int depth) {
         lz_error(p->span, "The constructor ‘%s’ should have %d argument%s, but has been given %s",
                  p->id.ref->occ, arity, arity == 1 ? "" : "s", given);
       }
-      for (int i = 0; i < p->args.len; i++) check_pat(d, p->args.data[i], depth + 1);
+      for (int i = 0; i < p->args.len; i++)
+        check_pat(d, p->args.data[i], depth + 1);
       return;
     }
     case P_TUPLE:
     case P_LIST:
-      for (int i = 0; i < p->args.len; i++) check_pat(d, p->args.data[i], depth + 1);
+      for (int i = 0; i < p->args.len; i++)
+        check_pat(d, p->args.data[i], depth + 1);
       return;
     case P_REC:
-      for (int i = 0; i < p->fields.len; i++) check_pat(d, p->fields.data[i].pat, depth + 1);
+      for (int i = 0; i < p->fields.len; i++)
+        check_pat(d, p->fields.data[i].pat, depth + 1);
       return;
     case P_LIT:
       if (p->lit.kind == L_PRIM_STRING)
@@ -147,8 +146,7 @@ static void check_pat(Ds *d, FePat *p, int depth) {
     case P_OPSEQ:
       lz_error(p->span, "internal: unresolved infix pattern reached the desugarer");
       return;
-    default:
-      break;
+    default: break;
     }
     depth++;
   }
@@ -183,8 +181,8 @@ KExpr *fe_ds_selector(Ds *d, FeName *occ, FePat *pat, FeName *var, LzSpan ctx_sp
   FeName **occs = LZ_NEW_ARRAY(FeName *, 1);
   occs[0] = occ;
   MProblem mp = {1, occs, NULL, 1, pats, body, ctx_span, true};
-  char *msg = lz_fmt("%s: Non-exhaustive patterns in %s", lz_span_ghc(ctx_span),
-                     fe_ds_pat_string(pat));
+  char *msg =
+      lz_fmt("%s: Non-exhaustive patterns in %s", lz_span_ghc(ctx_span), fe_ds_pat_string(pat));
   Fail *f = fe_ds_fail_new(fe_ds_pat_error(msg, ctx_span));
   return fe_ds_fail_wrap(f, fe_ds_match(d, &mp, f));
 }

@@ -25,20 +25,20 @@
 #include "passes.h"
 
 /* Wired-in entities the desugarer refers to (frontend/wired.def, all in Lz.Base). */
-#define DS_W_TRUE WIRED_TRUE           /* True */
-#define DS_W_FALSE WIRED_FALSE         /* False */
-#define DS_W_CHAR_CON WIRED_CHAR_CON   /* C# */
-#define DS_W_EQ WIRED_EQ               /* (==), method of Eq */
-#define DS_W_NEGATE WIRED_NEGATE       /* negate, method of Num */
-#define DS_W_BIND WIRED_BIND           /* (>>=), method of Monad */
-#define DS_W_THEN WIRED_THEN           /* (>>), method of Monad */
-#define DS_W_FAIL WIRED_FAIL           /* fail, method of MonadFail */
-#define DS_W_ENUM_FROM WIRED_ENUM_FROM /* enumFrom .. enumFromThenTo, methods of Enum */
-#define DS_W_ENUM_FROM_THEN WIRED_ENUM_FROM_THEN
-#define DS_W_ENUM_FROM_TO WIRED_ENUM_FROM_TO
+#define DS_W_TRUE              WIRED_TRUE      /* True */
+#define DS_W_FALSE             WIRED_FALSE     /* False */
+#define DS_W_CHAR_CON          WIRED_CHAR_CON  /* C# */
+#define DS_W_EQ                WIRED_EQ        /* (==), method of Eq */
+#define DS_W_NEGATE            WIRED_NEGATE    /* negate, method of Num */
+#define DS_W_BIND              WIRED_BIND      /* (>>=), method of Monad */
+#define DS_W_THEN              WIRED_THEN      /* (>>), method of Monad */
+#define DS_W_FAIL              WIRED_FAIL      /* fail, method of MonadFail */
+#define DS_W_ENUM_FROM         WIRED_ENUM_FROM /* enumFrom .. enumFromThenTo, methods of Enum */
+#define DS_W_ENUM_FROM_THEN    WIRED_ENUM_FROM_THEN
+#define DS_W_ENUM_FROM_TO      WIRED_ENUM_FROM_TO
 #define DS_W_ENUM_FROM_THEN_TO WIRED_ENUM_FROM_THEN_TO
-#define DS_W_OTHERWISE WIRED_OTHERWISE /* otherwise */
-#define DS_W_PAT_ERROR WIRED_PAT_ERROR /* patError :: [Char] -> a (prints the message) */
+#define DS_W_OTHERWISE         WIRED_OTHERWISE /* otherwise */
+#define DS_W_PAT_ERROR         WIRED_PAT_ERROR /* patError :: [Char] -> a (prints the message) */
 
 /* fe_wired[id]; when the defining module was not loaded (unit tests building trees by
  * hand), a stand-in top-level name with the wired entity's occurrence. */
@@ -53,19 +53,19 @@ FeName *fe_ds_tuple_con(int n);
 
 /* The desugarer's per-FeName scratch data (FeName.ds). */
 typedef struct DsVar {
-  FeName *alias;       /* a pattern variable: stands for this occurrence variable */
-  struct Fail *join;   /* a join variable: the continuation not yet placed */
+  FeName *alias;     /* a pattern variable: stands for this occurrence variable */
+  struct Fail *join; /* a join variable: the continuation not yet placed */
 } DsVar;
 
 /* The state of one desugaring run. */
 typedef struct Ds {
   const FeOptions *opts;
   KProgram *prog;
-  FeModule *mod;        /* module being translated */
-  bool prof;            /* -fprof-auto(-top) applies to this module */
-  bool prof_nested;     /* ... and to nested bindings (-fprof-auto) */
-  const char *cc_path;  /* cost-centre name of the enclosing binding ("main.go"), or NULL */
-  int depth;            /* recursion depth guard */
+  FeModule *mod;       /* module being translated */
+  bool prof;           /* -fprof-auto(-top) applies to this module */
+  bool prof_nested;    /* ... and to nested bindings (-fprof-auto) */
+  const char *cc_path; /* cost-centre name of the enclosing binding ("main.go"), or NULL */
+  int depth;           /* recursion depth guard */
   bool depth_reported;
 } Ds;
 
@@ -82,9 +82,9 @@ void fe_ds_leave(Ds *d);
 
 /* See Note [Failure continuations] in desugar_fail.c. */
 typedef struct Fail {
-  KExpr *expr;             /* the continuation; built before its uses */
-  FeName *join;            /* join variable when let-bound */
-  LZ_VEC(KExpr *) uses;    /* placeholder nodes (K_VAR join) to patch */
+  KExpr *expr;          /* the continuation; built before its uses */
+  FeName *join;         /* join variable when let-bound */
+  LZ_VEC(KExpr *) uses; /* placeholder nodes (K_VAR join) to patch */
   bool done;
 } Fail;
 
@@ -123,13 +123,13 @@ typedef struct MBody {
 /* One matching problem: rows of patterns against occurrence variables. */
 typedef struct MProblem {
   int ncols;
-  FeName **occ;       /* the variables matched (one per column) */
-  KExpr *scrut;       /* optional: the expression occ[0] stands for (case e of ...) */
+  FeName **occ; /* the variables matched (one per column) */
+  KExpr *scrut; /* optional: the expression occ[0] stands for (case e of ...) */
   int nrows;
-  FePat ***pats;      /* pats[row][col]; NULL is a wildcard */
-  MBody *bodies;      /* one per row */
-  LzSpan ctx_span;    /* span of the whole construct (for lazy-pattern failures) */
-  bool no_check;      /* patterns already checked (arity etc.): do not report again */
+  FePat ***pats;   /* pats[row][col]; NULL is a wildcard */
+  MBody *bodies;   /* one per row */
+  LzSpan ctx_span; /* span of the whole construct (for lazy-pattern failures) */
+  bool no_check;   /* patterns already checked (arity etc.): do not report again */
 } MProblem;
 
 /* Compile to a decision tree and emit kernel; `fail` is taken when no row matches. */
@@ -146,11 +146,11 @@ KExpr *fe_ds_selector(Ds *d, FeName *occ, FePat *pat, FeName *var, LzSpan ctx_sp
 /* ---- patterns (desugar_pat.c) ------------------------------------------------------ */
 
 /* Constructor facts: its data/newtype declaration, arity, field labels. */
-FeDecl *fe_ds_con_decl(FeName *con);        /* D_DATA / D_NEWTYPE, or NULL */
-FeConDecl *fe_ds_con_info(FeName *con);     /* its FeConDecl, or NULL */
-int fe_ds_con_arity(FeName *con);           /* -1 if unknown */
+FeDecl *fe_ds_con_decl(FeName *con);    /* D_DATA / D_NEWTYPE, or NULL */
+FeConDecl *fe_ds_con_info(FeName *con); /* its FeConDecl, or NULL */
+int fe_ds_con_arity(FeName *con);       /* -1 if unknown */
 bool fe_ds_is_newtype_con(FeName *con);
-int fe_ds_type_con_count(FeName *con);      /* constructors of its type, -1 if unknown */
+int fe_ds_type_con_count(FeName *con); /* constructors of its type, -1 if unknown */
 /* Position of field `field` in constructor `con`, or -1. */
 int fe_ds_field_index(FeName *con, const FeIdent *field);
 
@@ -190,8 +190,8 @@ typedef LZ_VEC(KBind *) KBindVec;
 void fe_ds_decls(Ds *d, FeDecl **decls, int n, bool top, KBindVec *out);
 /* K_LET of decls around the expression made by body(d, env); strict (bang) pattern
  * bindings are forced before that expression. */
-KExpr *fe_ds_let_decls(Ds *d, FeDecl **decls, int n, LzSpan at,
-                       KExpr *(*body)(Ds *, void *), void *env);
+KExpr *fe_ds_let_decls(Ds *d, FeDecl **decls, int n, LzSpan at, KExpr *(*body)(Ds *, void *),
+                       void *env);
 
 /* ---- do, comprehensions, sequences, records (desugar_stmt.c) -------------------------- */
 

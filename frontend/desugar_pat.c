@@ -93,21 +93,20 @@ void fe_ds_pat_vars(const FePat *p, FeNameVec *out) {
       continue;
     case P_LAZY:
     case P_BANG:
-    case P_PAREN:
-      p = p->sub;
-      continue;
+    case P_PAREN: p = p->sub; continue;
     case P_CON:
     case P_TUPLE:
     case P_LIST:
     case P_OPSEQ:
-      for (int i = 0; i < p->args.len; i++) fe_ds_pat_vars(p->args.data[i], out);
+      for (int i = 0; i < p->args.len; i++)
+        fe_ds_pat_vars(p->args.data[i], out);
       return;
     case P_REC:
-      for (int i = 0; i < p->fields.len; i++) fe_ds_pat_vars(p->fields.data[i].pat, out);
+      for (int i = 0; i < p->fields.len; i++)
+        fe_ds_pat_vars(p->fields.data[i].pat, out);
       return;
     case P_WILD:
-    case P_LIT:
-      return;
+    case P_LIT: return;
     }
     return;
   }
@@ -118,13 +117,10 @@ static bool irrefutable(const FePat *p) {
     switch (p->kind) {
     case P_VAR:
     case P_WILD:
-    case P_LAZY:
-      return true;
+    case P_LAZY: return true;
     case P_AS:
     case P_BANG:
-    case P_PAREN:
-      p = p->sub;
-      continue;
+    case P_PAREN: p = p->sub; continue;
     case P_TUPLE:
       for (int i = 0; i < p->args.len; i++)
         if (!irrefutable(p->args.data[i])) return false;
@@ -139,8 +135,7 @@ static bool irrefutable(const FePat *p) {
       for (int i = 0; i < p->fields.len; i++)
         if (!irrefutable(p->fields.data[i].pat)) return false;
       return true;
-    default:
-      return false;
+    default: return false;
     }
   }
   return true;
@@ -165,12 +160,10 @@ bool fe_ds_lit_equal(const FeLit *a, const FeLit *b) {
   case L_FRAC:
   case L_PRIM_DOUBLE:
     if (a->negative != b->negative) return false;
-    if (a->mantissa && b->mantissa)
-      return a->exp10 == b->exp10 && str_eq(a->mantissa, b->mantissa);
+    if (a->mantissa && b->mantissa) return a->exp10 == b->exp10 && str_eq(a->mantissa, b->mantissa);
     return a->d == b->d;
   case L_CHAR:
-  case L_PRIM_CHAR:
-    return a->ch == b->ch;
+  case L_PRIM_CHAR: return a->ch == b->ch;
   case L_STRING:
   case L_PRIM_STRING:
     return a->len == b->len && (a->len == 0 || memcmp(a->str, b->str, a->len) == 0);
@@ -184,7 +177,8 @@ FePat *fe_ds_pat_mk_con(FeName *con, int n, FePat **args, LzSpan at) {
   FePat *p = fe_pat_new(P_CON, at);
   p->id = fe_ident(NULL, con ? con->occ : lz_sym("?"), at);
   p->id.ref = con;
-  for (int i = 0; i < n; i++) LZ_PUSH(p->args, args ? args[i] : NULL);
+  for (int i = 0; i < n; i++)
+    LZ_PUSH(p->args, args ? args[i] : NULL);
   return p;
 }
 
@@ -267,8 +261,7 @@ FePat *fe_ds_pat_normalise(FePat *p) {
       return acc;
     }
     return p;
-  default:
-    return p;
+  default: return p;
   }
 }
 
@@ -284,8 +277,10 @@ static void print_occ(FILE *f, const FeIdent *id, bool operand) {
   Sym occ = id->ref ? id->ref->occ : id->name;
   if (!occ) occ = "?";
   bool sym = is_sym(occ);
-  if (sym && operand) fprintf(f, "(%s)", occ);
-  else fputs(occ, f);
+  if (sym && operand)
+    fprintf(f, "(%s)", occ);
+  else
+    fputs(occ, f);
 }
 
 static void print_char(FILE *f, uint32_t c, char quote) {
@@ -293,11 +288,16 @@ static void print_char(FILE *f, uint32_t c, char quote) {
                                 "b",   "t",   "n",   "v",   "f",   "r",   "SO",  "SI",
                                 "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB",
                                 "CAN", "EM",  "SUB", "ESC", "FS",  "GS",  "RS",  "US"};
-  if (c == (uint32_t)quote || c == '\\') fprintf(f, "\\%c", (char)c);
-  else if (c < 32) fprintf(f, "\\%s", ascii[c]);
-  else if (c == 127) fputs("\\DEL", f);
-  else if (c < 127) fputc((int)c, f);
-  else fprintf(f, "\\%u", c);
+  if (c == (uint32_t)quote || c == '\\')
+    fprintf(f, "\\%c", (char)c);
+  else if (c < 32)
+    fprintf(f, "\\%s", ascii[c]);
+  else if (c == 127)
+    fputs("\\DEL", f);
+  else if (c < 127)
+    fputc((int)c, f);
+  else
+    fprintf(f, "\\%u", c);
 }
 
 static void print_lit(FILE *f, const FeLit *l) {
@@ -329,7 +329,8 @@ static void print_lit(FILE *f, const FeLit *l) {
   case L_STRING:
   case L_PRIM_STRING:
     fputc('"', f);
-    for (size_t i = 0; i < l->len;) print_char(f, utf8_next(l->str, l->len, &i), '"');
+    for (size_t i = 0; i < l->len;)
+      print_char(f, utf8_next(l->str, l->len, &i), '"');
     fputc('"', f);
     if (l->kind == L_PRIM_STRING) fputc('#', f);
     break;
@@ -350,12 +351,8 @@ static void print_pat(FILE *f, const FePat *p, int prec, int depth) {
     return;
   }
   switch (p->kind) {
-  case P_VAR:
-    print_occ(f, &p->id, true);
-    break;
-  case P_WILD:
-    fputc('_', f);
-    break;
+  case P_VAR: print_occ(f, &p->id, true); break;
+  case P_WILD: fputc('_', f); break;
   case P_LIT: {
     bool paren = prec > 0 && p->lit.negative;
     if (paren) fputc('(', f);

@@ -62,8 +62,7 @@ static KExpr *do_stmt(Ds *d, FeStmt **s, int n, LzSpan span) {
     r->span = st->span;
     return r;
   }
-  case S_LET:
-    return fe_ds_let_decls(d, st->decls.data, st->decls.len, st->span, do_let_rest, rest);
+  case S_LET: return fe_ds_let_decls(d, st->decls.data, st->decls.len, st->span, do_let_rest, rest);
   case S_BIND: {
     KExpr *m = fe_ds_expr(d, st->e);
     FePat *p = st->pat;
@@ -87,8 +86,8 @@ static KExpr *do_stmt(Ds *d, FeStmt **s, int n, LzSpan span) {
         char *msg = lz_fmt("Pattern match failure in do expression at %s", lz_span_ghc(p->span));
         fx = k_app(fe_ds_wired(DS_W_FAIL, p->span), fe_ds_string(msg, p->span));
       } else {
-        char *msg = lz_fmt("%s: Non-exhaustive patterns in %s", lz_span_ghc(st->span),
-                           fe_ds_pat_string(p));
+        char *msg =
+            lz_fmt("%s: Non-exhaustive patterns in %s", lz_span_ghc(st->span), fe_ds_pat_string(p));
         fx = fe_ds_pat_error(msg, st->span);
       }
       Fail *f = fe_ds_fail_new(fx);
@@ -110,7 +109,8 @@ static KExpr *do_stmts(Ds *d, FeStmt **s, int n, LzSpan span) {
   /* a run of expression statements is built from its end without recursion, so long
    * straight-line do blocks do not nest the translation */
   int k = 0;
-  while (k < n - 1 && s[k]->kind == S_EXPR) k++;
+  while (k < n - 1 && s[k]->kind == S_EXPR)
+    k++;
   if (!fe_ds_enter(d, s[0]->span)) return fe_ds_pat_error("too deep", span);
   KExpr *r = do_stmt(d, s + k, n - k, span);
   for (int i = k - 1; i >= 0; i--) {
@@ -151,7 +151,8 @@ static KExpr *comp_let_rest(Ds *d, void *env) { return comp(d, env); }
 static KExpr *comp_qual(Ds *d, CompEnv *c) {
   if (c->n == 0) {
     KExpr *x = fe_ds_expr(d, c->body);
-    KExpr *r = k_app(k_app(k_var(fe_builtin_cons(), c->body->span), x), tail_expr(c->tail, c->span));
+    KExpr *r =
+        k_app(k_app(k_var(fe_builtin_cons(), c->body->span), x), tail_expr(c->tail, c->span));
     r->span = c->span;
     return r;
   }
@@ -163,8 +164,7 @@ static KExpr *comp_qual(Ds *d, CompEnv *c) {
   switch (s->kind) {
   case S_EXPR:
     return fe_ds_if(fe_ds_expr(d, s->e), comp(d, rest), tail_expr(c->tail, s->span), s->span);
-  case S_LET:
-    return fe_ds_let_decls(d, s->decls.data, s->decls.len, s->span, comp_let_rest, rest);
+  case S_LET: return fe_ds_let_decls(d, s->decls.data, s->decls.len, s->span, comp_let_rest, rest);
   case S_BIND: {
     FeName *h = fe_ds_fresh("go", s->span);
     FeName *xs = fe_ds_fresh("xs", s->span);
@@ -239,7 +239,8 @@ KExpr *fe_ds_arith(Ds *d, FeExpr *e) {
   return r;
 }
 
-/* ---- records ---------------------------------------------------------------------------------- */
+/* ---- records ----------------------------------------------------------------------------------
+ */
 
 static const char *field_occ(const FeIdent *f) {
   return f->ref && f->ref->occ ? f->ref->occ : f->name ? f->name : "?";
@@ -263,8 +264,7 @@ KExpr *fe_ds_reccon(Ds *d, FeExpr *e) {
       continue;
     }
     if (args[k]) {
-      lz_error(e->span, "duplicate field name ‘%s’ in record construction",
-               field_occ(&fb->field));
+      lz_error(e->span, "duplicate field name ‘%s’ in record construction", field_occ(&fb->field));
       continue;
     }
     args[k] = fe_ds_expr(d, fb->e);
@@ -279,12 +279,11 @@ KExpr *fe_ds_reccon(Ds *d, FeExpr *e) {
       continue;
     }
     args[k] = fe_ds_pat_error(
-        lz_fmt("%s: Missing field in record construction %s", lz_span_ghc(e->span), name),
-        e->span);
+        lz_fmt("%s: Missing field in record construction %s", lz_span_ghc(e->span), name), e->span);
   }
   if (strict_missing) {
-    lz_error(e->span, "Constructor ‘%s’ does not have the required strict field(s): %s",
-             con->occ, strict_missing);
+    lz_error(e->span, "Constructor ‘%s’ does not have the required strict field(s): %s", con->occ,
+             strict_missing);
     return fe_ds_pat_error("bad record", e->span);
   }
   KExpr *r = k_var(con, e->id.span);
@@ -313,7 +312,8 @@ KExpr *fe_ds_recupd(Ds *d, FeExpr *e) {
   for (int c = 0; c < data->cons.len; c++) {
     FeName *con = data->cons.data[c]->name.ref;
     bool all = con != NULL;
-    for (int i = 0; i < nf && all; i++) all = fe_ds_field_index(con, &e->fields.data[i].field) >= 0;
+    for (int i = 0; i < nf && all; i++)
+      all = fe_ds_field_index(con, &e->fields.data[i].field) >= 0;
     if (all) LZ_PUSH(cands, data->cons.data[c]);
   }
   if (cands.len == 0) {
@@ -350,8 +350,8 @@ KExpr *fe_ds_recupd(Ds *d, FeExpr *e) {
     a.span = e->span;
     KExpr *r = k_var(con, e->span);
     for (int k = 0; k < n; k++) {
-      FeName *v = fe_ds_fresh(cd->fields.data[k].label.name ? cd->fields.data[k].label.name : "x",
-                              e->span);
+      FeName *v =
+          fe_ds_fresh(cd->fields.data[k].label.name ? cd->fields.data[k].label.name : "x", e->span);
       LZ_PUSH(a.vars, v);
       KExpr *arg = k_var(v, e->span);
       for (int i = 0; i < nf; i++)
@@ -375,7 +375,8 @@ KExpr *fe_ds_recupd(Ds *d, FeExpr *e) {
   return let;
 }
 
-/* ---- field selectors -------------------------------------------------------------------------- */
+/* ---- field selectors --------------------------------------------------------------------------
+ */
 
 void fe_ds_selectors(Ds *d, FeDecl *data, KBindVec *out) {
   LZ_VEC(FeIdent *) labels = {0};
@@ -385,7 +386,8 @@ void fe_ds_selectors(Ds *d, FeDecl *data, KBindVec *out) {
       FeIdent *l = &cd->fields.data[k].label;
       if (!l->name || !l->ref) continue;
       bool seen = false;
-      for (int i = 0; i < labels.len && !seen; i++) seen = labels.data[i]->ref == l->ref;
+      for (int i = 0; i < labels.len && !seen; i++)
+        seen = labels.data[i]->ref == l->ref;
       if (!seen) LZ_PUSH(labels, l);
     }
   }

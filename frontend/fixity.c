@@ -16,8 +16,8 @@
 typedef struct Fix {
   FeAssoc assoc;
   int prec;
-  bool neg;           /* prefix minus */
-  const FeIdent *id;  /* the operator (NULL for negation) */
+  bool neg;          /* prefix minus */
+  const FeIdent *id; /* the operator (NULL for negation) */
 } Fix;
 
 static Fix fixity_of(const FeIdent *id) {
@@ -92,7 +92,8 @@ static void *resolve(Ops *o) {
     /* parse1: while the pending operator binds at least as tightly, build it */
     for (;;) {
       if (i >= o->n) {
-        while (st.len) e1 = pop_build(o, st.data[--st.len], e1);
+        while (st.len)
+          e1 = pop_build(o, st.data[--st.len], e1);
         return e1;
       }
       Fix op2 = fixity_of(o->op_id(o, i));
@@ -140,8 +141,13 @@ static void *e_negate(Ops *o, int neg, void *x) {
 
 FeExpr *fe_fixity_resolve_expr(FeExpr *e) {
   if (!e || e->kind != E_OPSEQ || e->args.len == 0) return e;
-  Ops o = {.n = e->args.len, .items = (void **)e->args.data, .is_neg = e_is_neg, .binary = e_binary,
-           .negate = e_negate, .op_id = e_op_id, .span = e->span};
+  Ops o = {.n = e->args.len,
+           .items = (void **)e->args.data,
+           .is_neg = e_is_neg,
+           .binary = e_binary,
+           .negate = e_negate,
+           .op_id = e_op_id,
+           .span = e->span};
   FeExpr *r = resolve(&o);
   return r ? r : e;
 }
@@ -181,8 +187,14 @@ FePat *fe_fixity_resolve_pat(FePat *p) {
     LZ_PUSH(items, q);
     LZ_PUSH(negs, 0);
   }
-  Ops o = {.n = items.len, .items = items.data, .negs = negs.data, .is_neg = p_is_neg,
-           .binary = p_binary, .negate = p_negate, .op_id = p_op_id, .span = p->span};
+  Ops o = {.n = items.len,
+           .items = items.data,
+           .negs = negs.data,
+           .is_neg = p_is_neg,
+           .binary = p_binary,
+           .negate = p_negate,
+           .op_id = p_op_id,
+           .span = p->span};
   FePat *r = resolve(&o);
   return r ? r : p;
 }

@@ -14,12 +14,12 @@
 typedef struct FeOptions {
   const char **include_dirs; /* -i DIR, searched after the main file's directory */
   int n_include_dirs;
-  const char *stdlib_dir;    /* where Prelude.lz and friends live */
-  bool prof_auto;            /* -fprof-auto: an SCC on every binding */
-  bool prof_auto_top;        /* -fprof-auto-top: on top-level bindings only */
-  bool dump_parse;           /* print each parsed user module (debugging) */
-  bool dump_kernel;          /* print the kernel program (debugging) */
-  bool lint;                 /* run the Core linter after desugaring */
+  const char *stdlib_dir; /* where Prelude.lz and friends live */
+  bool prof_auto;         /* -fprof-auto: an SCC on every binding */
+  bool prof_auto_top;     /* -fprof-auto-top: on top-level bindings only */
+  bool dump_parse;        /* print each parsed user module (debugging) */
+  bool dump_kernel;       /* print the kernel program (debugging) */
+  bool lint;              /* run the Core linter after desugaring */
 } FeOptions;
 
 /* Compile the program whose Main module is in `main_path`. Returns Core, or NULL when
@@ -28,7 +28,6 @@ CoreProgram *fe_compile(const char *main_path, const FeOptions *opts);
 
 /* Compile from memory: the main module's text is given, other modules are found on
  * disk as usual (used by the fuzzer and unit tests). */
-CoreProgram *fe_compile_text(const char *path, const char *text, size_t len,
-                             const FeOptions *opts);
+CoreProgram *fe_compile_text(const char *path, const char *text, size_t len, const FeOptions *opts);
 
 #endif

@@ -38,7 +38,8 @@ KExpr *k_app(KExpr *fn, KExpr *arg) {
 }
 
 KExpr *k_apps(KExpr *fn, int n, KExpr **args) {
-  for (int i = 0; i < n; i++) fn = k_app(fn, args[i]);
+  for (int i = 0; i < n; i++)
+    fn = k_app(fn, args[i]);
   return fn;
 }
 
@@ -85,12 +86,18 @@ static void print_name(Printer *p, const FeName *n, bool as_operand) {
 }
 
 static void print_char_escaped(FILE *f, uint32_t c, char quote) {
-  if (c == (uint32_t)quote || c == '\\') fprintf(f, "\\%c", (char)c);
-  else if (c == '\n') fputs("\\n", f);
-  else if (c == '\t') fputs("\\t", f);
-  else if (c < 32 || c == 127) fprintf(f, "\\%u", c);
-  else if (c < 128) fputc((int)c, f);
-  else fprintf(f, "\\%u", c);
+  if (c == (uint32_t)quote || c == '\\')
+    fprintf(f, "\\%c", (char)c);
+  else if (c == '\n')
+    fputs("\\n", f);
+  else if (c == '\t')
+    fputs("\\t", f);
+  else if (c < 32 || c == 127)
+    fprintf(f, "\\%u", c);
+  else if (c < 128)
+    fputc((int)c, f);
+  else
+    fprintf(f, "\\%u", c);
 }
 
 static void print_lit(FILE *f, const FeLit *l) {
@@ -102,8 +109,10 @@ static void print_lit(FILE *f, const FeLit *l) {
     break;
   case L_FRAC:
   case L_PRIM_DOUBLE:
-    if (l->mantissa) fprintf(f, "%s%se%d", l->negative ? "-" : "", l->mantissa, l->exp10);
-    else fprintf(f, "%s%.17g", l->negative ? "-" : "", l->d);
+    if (l->mantissa)
+      fprintf(f, "%s%se%d", l->negative ? "-" : "", l->mantissa, l->exp10);
+    else
+      fprintf(f, "%s%.17g", l->negative ? "-" : "", l->d);
     if (l->kind == L_PRIM_DOUBLE) fputs("##", f);
     break;
   case L_CHAR:
@@ -118,8 +127,10 @@ static void print_lit(FILE *f, const FeLit *l) {
     fputc('"', f);
     for (size_t i = 0; i < l->len; i++) {
       unsigned char c = (unsigned char)l->str[i];
-      if (c >= 128) fprintf(f, "\\x%02x", c);
-      else print_char_escaped(f, c, '"');
+      if (c >= 128)
+        fprintf(f, "\\x%02x", c);
+      else
+        print_char_escaped(f, c, '"');
     }
     fputc('"', f);
     if (l->kind == L_PRIM_STRING) fputc('#', f);
@@ -133,7 +144,8 @@ static void newline(Printer *p, int indent) {
     return;
   }
   fputc('\n', p->f);
-  for (int i = 0; i < indent; i++) fputc(' ', p->f);
+  for (int i = 0; i < indent; i++)
+    fputc(' ', p->f);
 }
 
 static void print_qualtype(FILE *f, const FeQualType *q) {
@@ -171,8 +183,10 @@ static void print_bind(Printer *p, const KBind *b, int indent) {
   }
   print_name(p, b->name, true);
   fputs(" = ", p->f);
-  if (b->rhs) print_expr(p, b->rhs, indent + 2, 0);
-  else fputs("<none>", p->f);
+  if (b->rhs)
+    print_expr(p, b->rhs, indent + 2, 0);
+  else
+    fputs("<none>", p->f);
 }
 
 static void print_alt(Printer *p, const KAlt *a, int indent) {
@@ -184,12 +198,8 @@ static void print_alt(Printer *p, const KAlt *a, int indent) {
       print_name(p, a->vars.data[i], true);
     }
     break;
-  case KA_LIT:
-    print_lit(p->f, &a->lit);
-    break;
-  case KA_DEFAULT:
-    fputc('_', p->f);
-    break;
+  case KA_LIT: print_lit(p->f, &a->lit); break;
+  case KA_DEFAULT: fputc('_', p->f); break;
   }
   fputs(" -> ", p->f);
   print_expr(p, a->rhs, indent + 2, 0);
@@ -209,9 +219,7 @@ static void print_expr(Printer *p, const KExpr *e, int indent, int prec) {
   p->depth++;
   bool paren;
   switch (e->kind) {
-  case K_VAR:
-    print_name(p, e->var, true);
-    break;
+  case K_VAR: print_name(p, e->var, true); break;
   case K_LIT:
     paren = prec == 2 && e->lit.negative;
     if (paren) fputc('(', f);
@@ -273,8 +281,10 @@ static void print_expr(Printer *p, const KExpr *e, int indent, int prec) {
     }
     fputs(p->compact ? " {" : "", f);
     for (int i = 0; i < e->alts.len; i++) {
-      if (p->compact) fputs(i ? "; " : " ", f);
-      else newline(p, indent + 2);
+      if (p->compact)
+        fputs(i ? "; " : " ", f);
+      else
+        newline(p, indent + 2);
       print_alt(p, &e->alts.data[i], indent + 2);
     }
     if (p->compact) fputs(" }", f);

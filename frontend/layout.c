@@ -67,9 +67,12 @@ Token fe_layout_next(FeLayout *l) {
       int n = t->kind == T_EOF ? 0 : t->span.col;
       int m = l->nctx ? l->ctx[l->nctx - 1] : -1;
       bool open;
-      if (l->nctx == 0) open = n > 0;
-      else if (m == 0) open = n > 0; /* enclosing explicit block */
-      else open = l->expect_do ? n >= m : n > m;
+      if (l->nctx == 0)
+        open = n > 0;
+      else if (m == 0)
+        open = n > 0; /* enclosing explicit block */
+      else
+        open = l->expect_do ? n >= m : n > m;
       if (open) {
         push(l, n);
         l->bol_done = l->pos; /* {n} replaces the <n> of this token */
@@ -104,9 +107,7 @@ Token fe_layout_next(FeLayout *l) {
   }
   l->pos++;
   switch (t->kind) {
-  case T_LBRACE:
-    push(l, 0);
-    break;
+  case T_LBRACE: push(l, 0); break;
   case T_LET:
   case T_WHERE:
   case T_OF:
@@ -114,8 +115,7 @@ Token fe_layout_next(FeLayout *l) {
     l->expect_block = true;
     l->expect_do = t->kind == T_DO;
     break;
-  default:
-    break;
+  default: break;
   }
   return *t;
 }

@@ -40,9 +40,9 @@ int fe_lex_utf8_decode(const unsigned char *p, const unsigned char *lim, uint32_
 }
 
 const char *const fe_lex_ascii_names[32] = {"NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL",
-                                    "BS",  "HT",  "LF",  "VT",  "FF",  "CR",  "SO",  "SI",
-                                    "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB",
-                                    "CAN", "EM",  "SUB", "ESC", "FS",  "GS",  "RS",  "US"};
+                                            "BS",  "HT",  "LF",  "VT",  "FF",  "CR",  "SO",  "SI",
+                                            "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB",
+                                            "CAN", "EM",  "SUB", "ESC", "FS",  "GS",  "RS",  "US"};
 
 /* A character as Haskell's `show` writes it, e.g. 'q', '\n', '\SOH', '\8203'. */
 const char *fe_lex_show_char(uint32_t c) {
@@ -62,7 +62,6 @@ const char *fe_lex_show_char(uint32_t c) {
   if (c < 127) return lz_fmt("'%c'", (char)c);
   return lz_fmt("'\\%u'", (unsigned)c);
 }
-
 
 void fe_lex_encode_utf8(FeCharBuf *out, uint32_t c) {
   if (c < 0x80) {
@@ -86,7 +85,8 @@ void fe_lex_encode_utf8(FeCharBuf *out, uint32_t c) {
 
 /* Decimal digits (no leading zeros, "0" for zero) of the number written in `base`. */
 const char *fe_lex_to_decimal(const unsigned char *s, int n, int base) {
-  while (n > 1 && *s == '0') s++, n--;
+  while (n > 1 && *s == '0')
+    s++, n--;
   if (base == 10) return lz_strndup((const char *)s, (size_t)n);
   /* little-endian limbs of 10^9, fed a few digits at a time */
   int cap = n + 2;
@@ -114,7 +114,8 @@ const char *fe_lex_to_decimal(const unsigned char *s, int n, int base) {
   if (nl == 0) return "0";
   char *out = lz_alloc((size_t)nl * 9 + 1);
   int len = sprintf(out, "%u", (unsigned)limb[nl - 1]);
-  for (int j = nl - 2; j >= 0; j--) len += sprintf(out + len, "%09u", (unsigned)limb[j]);
+  for (int j = nl - 2; j >= 0; j--)
+    len += sprintf(out + len, "%09u", (unsigned)limb[j]);
   return out;
 }
 
@@ -129,7 +130,8 @@ void fe_lex_make_float(FeLit *lit, const unsigned char *s, const unsigned char *
   FeCharBuf mant = {0};
   const unsigned char *p = s;
   int frac = 0;
-  for (; p < e && *p >= '0' && *p <= '9'; p++) LZ_PUSH(mant, (char)*p);
+  for (; p < e && *p >= '0' && *p <= '9'; p++)
+    LZ_PUSH(mant, (char)*p);
   if (p < e && *p == '.')
     for (p++; p < e && *p >= '0' && *p <= '9'; p++) {
       LZ_PUSH(mant, (char)*p);
@@ -146,7 +148,8 @@ void fe_lex_make_float(FeLit *lit, const unsigned char *s, const unsigned char *
   }
   LZ_PUSH(mant, 0);
   const char *m = mant.data;
-  while (m[0] == '0' && m[1]) m++;
+  while (m[0] == '0' && m[1])
+    m++;
   lit->mantissa = m;
   lit->exp10 = (int)(ex - frac);
   char *txt = lz_strndup((const char *)s, (size_t)(e - s));

@@ -48,7 +48,7 @@ typedef enum { T_FAIL, T_LEAF, T_SWITCH, T_EQ, T_FORCE, T_JOIN, T_GOTO } TKind;
 
 typedef struct Tree Tree;
 typedef struct TAlt {
-  FeName *con;   /* constructor, or NULL for a literal */
+  FeName *con; /* constructor, or NULL for a literal */
   FeLit lit;
   int nvars;
   FeName **vars;
@@ -63,12 +63,12 @@ struct Tree {
   /* T_LEAF */
   int body;
   MBind *binds;
-  Tree *fall;      /* NULL: the clause cannot fail */
+  Tree *fall; /* NULL: the clause cannot fail */
   /* T_SWITCH */
   bool lits;
   int nalts;
   TAlt *alts;
-  Tree *deflt;     /* NULL: the constructors are exhaustive */
+  Tree *deflt; /* NULL: the constructors are exhaustive */
   /* T_EQ */
   FePat *lit;
   Tree *yes, *no;
@@ -81,8 +81,8 @@ struct Tree {
 
 typedef struct BodyInfo {
   int nleaves;
-  Tree *first;     /* first leaf reaching it */
-  FeName *fn;      /* shared: the local function */
+  Tree *first; /* first leaf reaching it */
+  FeName *fn;  /* shared: the local function */
   FeNameVec params;
 } BodyInfo;
 
@@ -139,28 +139,25 @@ static bool is_force_marker(const FePat *p) {
 static FePat *clean(Row *r, FePat *p, FeName *occ, int depth) {
   for (int steps = 0; p && steps < 10000; steps++) {
     switch (p->kind) {
-    case P_WILD:
-      return NULL;
-    case P_VAR:
-      bind(r, p->id.ref, occ, NULL);
-      return NULL;
+    case P_WILD: return NULL;
+    case P_VAR: bind(r, p->id.ref, occ, NULL); return NULL;
     case P_AS:
       bind(r, p->id.ref, occ, NULL);
       p = p->sub;
       continue;
-    case P_PAREN:
-      p = p->sub;
-      continue;
+    case P_PAREN: p = p->sub; continue;
     case P_LAZY: {
       FePat *s = p->sub;
-      while (s && s->kind == P_PAREN) s = s->sub;
+      while (s && s->kind == P_PAREN)
+        s = s->sub;
       if (!s || s->kind == P_VAR || s->kind == P_WILD || s->kind == P_LAZY) {
         p = s;
         continue;
       }
       FeNameVec vars = {0};
       fe_ds_pat_vars(s, &vars);
-      for (int i = 0; i < vars.len; i++) bind(r, vars.data[i], occ, s);
+      for (int i = 0; i < vars.len; i++)
+        bind(r, vars.data[i], occ, s);
       return NULL;
     }
     case P_BANG: {
@@ -191,8 +188,7 @@ static FePat *clean(Row *r, FePat *p, FeName *occ, int depth) {
       if (arity >= 0 && arity != p->args.len) return NULL; /* reported */
       return p;
     }
-    case P_OPSEQ:
-      return NULL;
+    case P_OPSEQ: return NULL;
     }
   }
   return NULL;
@@ -208,10 +204,8 @@ static Sort sort_of(const FePat *p) {
     switch (p->lit.kind) {
     case L_PRIM_INT:
     case L_PRIM_CHAR:
-    case L_PRIM_DOUBLE:
-      return S_PRIMLIT;
-    default:
-      return S_EQLIT;
+    case L_PRIM_DOUBLE: return S_PRIMLIT;
+    default: return S_EQLIT;
     }
   }
   return S_NONE;
@@ -245,7 +239,8 @@ static FeName **occ_expand(Mat *m, int j, int n, FeName **vars) {
 static void push_expanded(Mat *sub, Mat *m, Row *r, int j, int n, FePat **args) {
   FePat **c = LZ_NEW_ARRAY(FePat *, sub->ncols > 0 ? sub->ncols : 1);
   memcpy(c, r->cols, sizeof(FePat *) * (size_t)j);
-  for (int k = 0; k < n; k++) c[j + k] = args ? args[k] : NULL;
+  for (int k = 0; k < n; k++)
+    c[j + k] = args ? args[k] : NULL;
   memcpy(c + j + n, r->cols + j + 1, sizeof(FePat *) * (size_t)(m->ncols - j - 1));
   Row nr = {c, r->binds, r->body};
   sub->rows[sub->nrows++] = nr;
@@ -258,7 +253,8 @@ static FeName *field_var(Mat *m, int j, FeName *con, int k, LzSpan at) {
     FePat *q = m->rows[i].cols[j];
     if (!q || q->kind != P_CON || q->id.ref != con || k >= q->args.len) continue;
     FePat *a = q->args.data[k];
-    while (a && (a->kind == P_BANG || a->kind == P_PAREN || a->kind == P_LAZY)) a = a->sub;
+    while (a && (a->kind == P_BANG || a->kind == P_PAREN || a->kind == P_LAZY))
+      a = a->sub;
     if (a && (a->kind == P_VAR || a->kind == P_AS) && a->id.ref && a->id.ref->occ)
       return fe_ds_fresh(a->id.ref->occ, at);
   }
@@ -306,7 +302,8 @@ static Tree *compile_switch(MC *mc, Mat *m, int j, Tree *fail) {
     }
     a->nvars = n;
     a->vars = LZ_NEW_ARRAY(FeName *, n > 0 ? n : 1);
-    for (int k = 0; k < n; k++) a->vars[k] = field_var(m, j, a->con, k, hp->span);
+    for (int k = 0; k < n; k++)
+      a->vars[k] = field_var(m, j, a->con, k, hp->span);
     Mat sub = mat_new(m->ncols - 1 + n, occ_expand(m, j, n, a->vars), m->nrows);
     for (int i = 0; i < m->nrows; i++) {
       Row *r = &m->rows[i];
@@ -390,14 +387,16 @@ static Tree *compile(MC *mc, Mat *m, Tree *fail) {
   }
   Row *r0 = &m->rows[0];
   int j = 0;
-  while (j < m->ncols && !r0->cols[j]) j++;
+  while (j < m->ncols && !r0->cols[j])
+    j++;
   if (j == m->ncols) {
     Tree *t = tnew(mc, T_LEAF, mc->mp->bodies[r0->body].span);
     t->body = r0->body;
     t->binds = r0->binds;
     if (mc->mp->bodies[r0->body].can_fail) {
       Mat rest = mat_new(m->ncols, m->occ, m->nrows);
-      for (int i = 1; i < m->nrows; i++) rest.rows[rest.nrows++] = m->rows[i];
+      for (int i = 1; i < m->nrows; i++)
+        rest.rows[rest.nrows++] = m->rows[i];
       t->fall = compile(mc, &rest, fail);
     }
     result = t;
@@ -413,7 +412,8 @@ static Tree *compile(MC *mc, Mat *m, Tree *fail) {
       Tree *t = tnew(mc, T_JOIN, mc->mp->ctx_span);
       t->join = fe_ds_fresh("fail", mc->mp->ctx_span);
       Mat rest = mat_new(m->ncols, m->occ, m->nrows - k);
-      for (int i = k; i < m->nrows; i++) rest.rows[rest.nrows++] = m->rows[i];
+      for (int i = k; i < m->nrows; i++)
+        rest.rows[rest.nrows++] = m->rows[i];
       t->rhs = compile(mc, &rest, fail);
       Tree *go = tnew(mc, T_GOTO, mc->mp->ctx_span);
       go->join = t->join;
@@ -433,7 +433,8 @@ static Tree *compile(MC *mc, Mat *m, Tree *fail) {
   return result;
 }
 
-/* ---- phase 2: emission ------------------------------------------------------------------------ */
+/* ---- phase 2: emission ------------------------------------------------------------------------
+ */
 
 static void count_leaves(MC *mc, Tree *t, int depth) {
   while (t && depth < 100000) {
@@ -445,22 +446,20 @@ static void count_leaves(MC *mc, Tree *t, int depth) {
       break;
     }
     case T_SWITCH:
-      for (int i = 0; i < t->nalts; i++) count_leaves(mc, t->alts[i].sub, depth + 1);
+      for (int i = 0; i < t->nalts; i++)
+        count_leaves(mc, t->alts[i].sub, depth + 1);
       t = t->deflt;
       break;
     case T_EQ:
       count_leaves(mc, t->yes, depth + 1);
       t = t->no;
       break;
-    case T_FORCE:
-      t = t->sub;
-      break;
+    case T_FORCE: t = t->sub; break;
     case T_JOIN:
       count_leaves(mc, t->rhs, depth + 1);
       t = t->in_;
       break;
-    default:
-      return;
+    default: return;
     }
     depth++;
   }
@@ -507,8 +506,8 @@ static KExpr *emit_leaf(MC *mc, Tree *t, Fail *outer) {
   if (bi->fn) {
     KExpr *call = k_var(bi->fn, t->span);
     for (int i = 0; i < bi->params.len; i++)
-      call = k_app(call, fe_ds_bound_value(d, t->binds, bi->params.data[i],
-                                           mc->mp->ctx_span, t->span));
+      call = k_app(call,
+                   fe_ds_bound_value(d, t->binds, bi->params.data[i], mc->mp->ctx_span, t->span));
     if (b->can_fail) {
       KExpr *arg = t->fall ? emit(mc, t->fall, outer) : fe_ds_fail_use(outer, t->span);
       call = k_app(call, arg);
@@ -529,8 +528,8 @@ static KExpr *emit_leaf(MC *mc, Tree *t, Fail *outer) {
   for (MBind *x = t->binds; x; x = x->next) {
     if (!x->lazy) continue;
     if (!let) let = k_new(K_LET, t->span);
-    KBind *kb = k_bind(x->var, fe_ds_selector(d, x->occ, x->lazy, x->var, mc->mp->ctx_span),
-                       x->lazy->span);
+    KBind *kb =
+        k_bind(x->var, fe_ds_selector(d, x->occ, x->lazy, x->var, mc->mp->ctx_span), x->lazy->span);
     kb->restricted = true;
     LZ_PUSH(let->binds, kb);
   }
@@ -545,12 +544,8 @@ static KExpr *emit(MC *mc, Tree *t, Fail *outer) {
   if (!fe_ds_enter(mc->d, t->span)) return fe_ds_fail_use(outer, t->span);
   KExpr *e = NULL;
   switch (t->kind) {
-  case T_FAIL:
-    e = fe_ds_fail_use(outer, mc->mp->ctx_span);
-    break;
-  case T_GOTO:
-    e = k_var(t->join, t->span);
-    break;
+  case T_FAIL: e = fe_ds_fail_use(outer, mc->mp->ctx_span); break;
+  case T_GOTO: e = k_var(t->join, t->span); break;
   case T_JOIN: {
     e = k_new(K_LET, t->span);
     KBind *b = k_bind(t->join, emit(mc, t->rhs, outer), t->span);
@@ -559,16 +554,14 @@ static KExpr *emit(MC *mc, Tree *t, Fail *outer) {
     e->body = emit(mc, t->in_, outer);
     break;
   }
-  case T_LEAF:
-    e = emit_leaf(mc, t, outer);
-    break;
+  case T_LEAF: e = emit_leaf(mc, t, outer); break;
   case T_FORCE:
     e = mk_case(k_var(t->occ, t->span), t->span);
     add_alt(e, KA_DEFAULT, NULL, emit(mc, t->sub, outer), t->span);
     break;
   case T_EQ: {
-    KExpr *test = k_app(k_app(fe_ds_wired(DS_W_EQ, t->span), k_var(t->occ, t->span)),
-                        eq_lit_expr(t->lit));
+    KExpr *test =
+        k_app(k_app(fe_ds_wired(DS_W_EQ, t->span), k_var(t->occ, t->span)), eq_lit_expr(t->lit));
     e = fe_ds_if(test, emit(mc, t->yes, outer), emit(mc, t->no, outer), t->span);
     break;
   }
@@ -580,7 +573,8 @@ static KExpr *emit(MC *mc, Tree *t, Fail *outer) {
       ka.kind = t->lits ? KA_LIT : KA_CON;
       ka.con = a->con;
       ka.lit = a->lit;
-      for (int k = 0; k < a->nvars; k++) LZ_PUSH(ka.vars, a->vars[k]);
+      for (int k = 0; k < a->nvars; k++)
+        LZ_PUSH(ka.vars, a->vars[k]);
       ka.rhs = emit(mc, a->sub, outer);
       ka.span = a->span;
       LZ_PUSH(e->alts, ka);
@@ -595,19 +589,15 @@ static KExpr *emit(MC *mc, Tree *t, Fail *outer) {
 static bool mentions(const KExpr *e, const FeName *v, int depth) {
   for (; e && depth < 100000; depth++) {
     switch (e->kind) {
-    case K_VAR:
-      return e->var == v;
-    case K_LIT:
-      return false;
+    case K_VAR: return e->var == v;
+    case K_LIT: return false;
     case K_APP:
       if (mentions(e->fn, v, depth + 1)) return true;
       e = e->arg;
       break;
     case K_LAM:
     case K_ANNOT:
-    case K_SCC:
-      e = e->body;
-      break;
+    case K_SCC: e = e->body; break;
     case K_LET:
       for (int i = 0; i < e->binds.len; i++)
         if (mentions(e->binds.data[i]->rhs, v, depth + 1)) return true;
@@ -633,13 +623,16 @@ static KExpr *share_bodies(MC *mc, KExpr *tree) {
     bi->fn = fe_ds_fresh("rhs", b->span);
     /* parameters: the clause's variables, in binding order */
     int n = 0;
-    for (MBind *x = bi->first->binds; x; x = x->next) n++;
+    for (MBind *x = bi->first->binds; x; x = x->next)
+      n++;
     MBind **v = LZ_NEW_ARRAY(MBind *, n > 0 ? n : 1);
     n = 0;
-    for (MBind *x = bi->first->binds; x; x = x->next) v[n++] = x;
+    for (MBind *x = bi->first->binds; x; x = x->next)
+      v[n++] = x;
     for (int k = n - 1; k >= 0; k--) {
       bool dup = false;
-      for (int q = 0; q < bi->params.len && !dup; q++) dup = bi->params.data[q] == v[k]->var;
+      for (int q = 0; q < bi->params.len && !dup; q++)
+        dup = bi->params.data[q] == v[k]->var;
       if (!dup) LZ_PUSH(bi->params, v[k]->var);
     }
   }
@@ -659,7 +652,8 @@ static KExpr *share_bodies(MC *mc, KExpr *tree) {
       if (mentions(body, bi->params.data[k], 0)) bi->params.data[keep++] = bi->params.data[k];
     bi->params.len = keep;
     if (failv) body = k_lam(failv, body, b->span);
-    for (int k = bi->params.len - 1; k >= 0; k--) body = k_lam(bi->params.data[k], body, b->span);
+    for (int k = bi->params.len - 1; k >= 0; k--)
+      body = k_lam(bi->params.data[k], body, b->span);
     if (!let) let = k_new(K_LET, tree->span);
     KBind *kb = k_bind(bi->fn, body, b->span);
     kb->restricted = true;
@@ -696,7 +690,8 @@ static KExpr *dead_rows(MC *mc, MProblem *mp) {
 KExpr *fe_ds_match(Ds *d, MProblem *mp, Fail *fail) {
   if (!mp->no_check)
     for (int r = 0; r < mp->nrows; r++)
-      for (int c = 0; c < mp->ncols; c++) fe_ds_check_pat(d, mp->pats[r][c]);
+      for (int c = 0; c < mp->ncols; c++)
+        fe_ds_check_pat(d, mp->pats[r][c]);
   MC mc = {0};
   mc.d = d;
   mc.mp = mp;
@@ -710,7 +705,8 @@ KExpr *fe_ds_match(Ds *d, MProblem *mp, Fail *fail) {
     Mat m = mat_new(mp->ncols, mp->occ, mp->nrows);
     for (int i = 0; i < mp->nrows; i++) {
       Row r = {LZ_NEW_ARRAY(FePat *, mp->ncols > 0 ? mp->ncols : 1), NULL, i};
-      for (int c = 0; c < mp->ncols; c++) r.cols[c] = mp->pats[i][c];
+      for (int c = 0; c < mp->ncols; c++)
+        r.cols[c] = mp->pats[i][c];
       m.rows[m.nrows++] = r;
     }
     root = compile(&mc, &m, &mc.fail_node);
@@ -725,8 +721,8 @@ KExpr *fe_ds_match(Ds *d, MProblem *mp, Fail *fail) {
   KExpr *tree = emit(&mc, root, fail);
   FeName *occ0 = mp->ncols > 0 ? mp->occ[0] : NULL;
   if (mp->scrut && occ0 && !dead && tree->kind == K_CASE && root->occ == occ0 &&
-      ((root->kind == T_SWITCH && !(root->nalts == 1 && !root->lits &&
-                                     fe_ds_is_newtype_con(root->alts[0].con))) ||
+      ((root->kind == T_SWITCH &&
+        !(root->nalts == 1 && !root->lits && fe_ds_is_newtype_con(root->alts[0].con))) ||
        root->kind == T_FORCE)) {
     /* case e of occ0 { alts }: the scrutinee goes straight into the case */
     tree->body = mp->scrut;
@@ -749,4 +745,3 @@ KExpr *fe_ds_match(Ds *d, MProblem *mp, Fail *fail) {
   wrapped->body = tree;
   return wrapped;
 }
-

@@ -20,10 +20,8 @@ bool fe_p_starts_decl(Parser *p) {
   switch (p->tok.kind) {
   case T_INFIX:
   case T_INFIXL:
-  case T_INFIXR:
-    return true;
-  default:
-    return fe_p_starts_apat(p);
+  case T_INFIXR: return true;
+  default: return fe_p_starts_apat(p);
   }
 }
 
@@ -33,9 +31,10 @@ void fe_p_add_decl(Parser *p, FeDeclVec *out, FeDecl *d) {
     if (prev->kind == D_FUN && prev->name.name == d->name.name &&
         prev->matches.data[0]->pats.len > 0) {
       if (prev->matches.data[0]->pats.len != d->matches.data[0]->pats.len)
-        fe_p_defer(p, prev->span, "Equations for ‘%s’ have different numbers of arguments\n  %s\n  %s",
-                  d->name.name, lz_span_ghc(prev->matches.data[0]->span),
-                  lz_span_ghc(d->matches.data[0]->span));
+        fe_p_defer(p, prev->span,
+                   "Equations for ‘%s’ have different numbers of arguments\n  %s\n  %s",
+                   d->name.name, lz_span_ghc(prev->matches.data[0]->span),
+                   lz_span_ghc(d->matches.data[0]->span));
       LZ_PUSH(prev->matches, d->matches.data[0]);
       prev->span = lz_span_join(prev->span, d->span);
       return;
@@ -96,7 +95,9 @@ static bool at_sig(Parser *p) {
 /* fixity = (infixl | infixr | infix) [digit] op, ..., op */
 static FeDecl *fixity_decl(Parser *p) {
   FeDecl *d = fe_decl_new(D_FIXITY, p->tok.span);
-  d->assoc = p->tok.kind == T_INFIXL ? ASSOC_LEFT : p->tok.kind == T_INFIXR ? ASSOC_RIGHT : ASSOC_NONE;
+  d->assoc = p->tok.kind == T_INFIXL   ? ASSOC_LEFT
+             : p->tok.kind == T_INFIXR ? ASSOC_RIGHT
+                                       : ASSOC_NONE;
   d->prec = 9;
   fe_p_advance(p);
   if (p->tok.kind == T_LITERAL && p->tok.lit->kind == L_INT) {
@@ -106,7 +107,8 @@ static FeDecl *fixity_decl(Parser *p) {
     fe_p_advance(p);
   }
   do {
-    if ((p->tok.kind == T_VARSYM || p->tok.kind == T_CONSYM || p->tok.kind == T_BACKQUOTE) && !p->tok.qual) {
+    if ((p->tok.kind == T_VARSYM || p->tok.kind == T_CONSYM || p->tok.kind == T_BACKQUOTE) &&
+        !p->tok.qual) {
       bool con;
       LZ_PUSH(d->names, fe_p_qop(p, &con));
     } else {
@@ -173,7 +175,8 @@ static void simpletype(Parser *p, FeType *t, FeDecl *d) {
   FeType *h = t;
   while (h->kind == TY_APP) {
     if (h->right->kind != TY_VAR)
-      fe_p_fail(p, h->right->span, "Malformed head of type or class declaration: %s", fe_type_to_string(t));
+      fe_p_fail(p, h->right->span, "Malformed head of type or class declaration: %s",
+                fe_type_to_string(t));
     LZ_PUSH(vars, h->right->id);
     h = h->left;
   }
@@ -181,7 +184,8 @@ static void simpletype(Parser *p, FeType *t, FeDecl *d) {
       strcmp(h->id.name, "->") == 0)
     fe_p_fail(p, t->span, "Malformed head of type or class declaration: %s", fe_type_to_string(t));
   d->name = h->id;
-  for (int i = vars.len - 1; i >= 0; i--) LZ_PUSH(d->tyvars, vars.data[i]);
+  for (int i = vars.len - 1; i >= 0; i--)
+    LZ_PUSH(d->tyvars, vars.data[i]);
 }
 
 static bool at_bang(Parser *p) { return fe_p_at(p, T_BANG) || fe_p_at_varsym(p, "!"); }
@@ -204,7 +208,8 @@ static FeField infix_operand(Parser *p, FieldVec *items) {
   if (items->len == 1) return items->data[0];
   FeType *t = items->data[0].type;
   for (int i = 0; i < items->len; i++) {
-    if (items->data[i].strict) fe_p_fail(p, items->data[i].type->span, "unexpected strictness annotation");
+    if (items->data[i].strict)
+      fe_p_fail(p, items->data[i].type->span, "unexpected strictness annotation");
     if (i == 0) continue;
     FeType *a = fe_type_new(TY_APP, lz_span_join(t->span, items->data[i].type->span));
     a->left = t;
@@ -248,19 +253,21 @@ static FeConDecl *constr(Parser *p) {
   FeConDecl *c = LZ_NEW(FeConDecl);
   LzSpan start = p->tok.span;
   if (at_word(p, "forall"))
-    fe_p_fail(p, p->tok.span, "existential quantification (forall in a data declaration) is not supported in Lz");
+    fe_p_fail(p, p->tok.span,
+              "existential quantification (forall in a data declaration) is not supported in Lz");
   if (fe_p_at(p, T_LPAREN) && fe_p_peek(p).kind == T_CONSYM) { /* (:+) a b */
     fe_p_advance(p);
     c->name = fe_p_ident(p);
     fe_p_expect(p, T_RPAREN);
-    while (fe_p_starts_atype(p) || at_bang(p)) LZ_PUSH(c->fields, con_arg(p));
+    while (fe_p_starts_atype(p) || at_bang(p))
+      LZ_PUSH(c->fields, con_arg(p));
     c->span = fe_p_from(p, start);
     return c;
   }
   FieldVec items = {0};
-  while (fe_p_starts_atype(p) || at_bang(p)) LZ_PUSH(items, con_arg(p));
-  bool infix = fe_p_at(p, T_CONSYM) ||
-               (fe_p_at(p, T_BACKQUOTE) && fe_p_peek(p).kind == T_CONID);
+  while (fe_p_starts_atype(p) || at_bang(p))
+    LZ_PUSH(items, con_arg(p));
+  bool infix = fe_p_at(p, T_CONSYM) || (fe_p_at(p, T_BACKQUOTE) && fe_p_peek(p).kind == T_CONID);
   if (infix) {
     if (items.len == 0) fe_p_error(p);
     FeField left = infix_operand(p, &items);
@@ -268,21 +275,24 @@ static FeConDecl *constr(Parser *p) {
     c->name = fe_p_qop(p, &con);
     c->infix = true;
     FieldVec right = {0};
-    while (fe_p_starts_atype(p) || at_bang(p)) LZ_PUSH(right, con_arg(p));
+    while (fe_p_starts_atype(p) || at_bang(p))
+      LZ_PUSH(right, con_arg(p));
     if (right.len == 0) fe_p_error(p);
     LZ_PUSH(c->fields, left);
     LZ_PUSH(c->fields, infix_operand(p, &right));
   } else {
     if (items.len == 0) fe_p_error(p);
     FeField head = items.data[0];
-    if (head.strict || head.type->kind != TY_CON || head.type->id.qual || head.type->id.name[0] == '(' ||
-        head.type->id.name[0] == '[' || strcmp(head.type->id.name, "->") == 0)
+    if (head.strict || head.type->kind != TY_CON || head.type->id.qual ||
+        head.type->id.name[0] == '(' || head.type->id.name[0] == '[' ||
+        strcmp(head.type->id.name, "->") == 0)
       fe_p_fail(p, head.type->span, "Not a data constructor: ‘%s’", fe_type_to_string(head.type));
     c->name = head.type->id;
     if (items.len == 1 && fe_p_at(p, T_LBRACE) && !p->tok.virt) {
       record_fields(p, c);
     } else {
-      for (int i = 1; i < items.len; i++) LZ_PUSH(c->fields, items.data[i]);
+      for (int i = 1; i < items.len; i++)
+        LZ_PUSH(c->fields, items.data[i]);
     }
   }
   c->span = fe_p_from(p, start);
@@ -321,7 +331,8 @@ static FeDecl *data_decl(Parser *p) {
               fe_p_span_text(p, head->span));
   simpletype(p, head, d);
   if (fe_p_at(p, T_WHERE) || fe_p_at(p, T_DCOLON))
-    fe_p_fail(p, start, "GADT syntax is not supported in Lz (in the declaration of ‘%s’)", d->name.name);
+    fe_p_fail(p, start, "GADT syntax is not supported in Lz (in the declaration of ‘%s’)",
+              d->name.name);
   if (fe_p_accept(p, T_EQUAL)) {
     do {
       LZ_PUSH(d->cons, constr(p));
@@ -333,8 +344,8 @@ static FeDecl *data_decl(Parser *p) {
   d->span = fe_p_from(p, start);
   if (newtype && (d->cons.len != 1 || d->cons.data[0]->fields.len != 1))
     fe_p_defer(p, d->cons.data[0]->span,
-              "The constructor of a newtype must have exactly one field\n  but ‘%s’ has %d",
-              d->cons.data[0]->name.name, d->cons.data[0]->fields.len);
+               "The constructor of a newtype must have exactly one field\n  but ‘%s’ has %d",
+               d->cons.data[0]->name.name, d->cons.data[0]->fields.len);
   return d;
 }
 
@@ -356,14 +367,16 @@ static FeDecl *type_decl(Parser *p) {
 static FeType *class_head(Parser *p, FeType *t, FeDecl *d, const char *what) {
   FeType *h = t;
   int nargs = 0;
-  while (h->kind == TY_APP) h = h->left, nargs++;
+  while (h->kind == TY_APP)
+    h = h->left, nargs++;
   if (h->kind != TY_CON || h->id.name[0] == '(' || h->id.name[0] == '[')
     fe_p_fail(p, t->span, "Malformed head of %s declaration: %s", what, fe_type_to_string(t));
   if (nargs != 1)
     fe_p_defer(p, d->span,
-              nargs == 0 ? "No parameters for class ‘%s’"
-                         : "Too many parameters for class ‘%s’\n(multi-parameter type classes are not supported in Lz)",
-              h->id.name);
+               nargs == 0 ? "No parameters for class ‘%s’"
+                          : "Too many parameters for class ‘%s’\n(multi-parameter type classes are "
+                            "not supported in Lz)",
+               h->id.name);
   d->name = h->id;
   return nargs ? t->right : t;
 }
@@ -386,7 +399,8 @@ static FeDecl *class_or_instance(Parser *p) {
     if (d->name.qual || (arg->kind != TY_VAR && arg != t))
       fe_p_fail(p, t->span, "Malformed head of class declaration: %s", fe_type_to_string(t));
     LZ_PUSH(d->tyvars, arg->id);
-    if (fe_p_at(p, T_BAR)) fe_p_fail(p, p->tok.span, "functional dependencies are not supported in Lz");
+    if (fe_p_at(p, T_BAR))
+      fe_p_fail(p, p->tok.span, "functional dependencies are not supported in Lz");
   }
   d->sig->type = arg;
   d->sig->span = fe_p_from(p, start);
@@ -404,7 +418,9 @@ static FeDecl *foreign_decl(Parser *p) {
   FeDecl *d = fe_decl_new(D_FOREIGN, start);
   fe_p_advance(p);
   if (!fe_p_accept(p, T_IMPORT) || !at_word(p, "prim"))
-    fe_p_fail(p, start, "The FFI is not supported in Lz (only ‘foreign import prim’, in the standard library)");
+    fe_p_fail(
+        p, start,
+        "The FFI is not supported in Lz (only ‘foreign import prim’, in the standard library)");
   d->callconv = p->tok.name;
   fe_p_advance(p);
   if (p->tok.kind != T_LITERAL || p->tok.lit->kind != L_STRING) fe_p_error(p);
@@ -437,22 +453,12 @@ static FeDecl *default_decl(Parser *p) {
 void fe_p_topdecl(Parser *p, FeDeclVec *out) {
   switch (p->tok.kind) {
   case T_DATA:
-  case T_NEWTYPE:
-    LZ_PUSH(*out, data_decl(p));
-    return;
-  case T_TYPE:
-    LZ_PUSH(*out, type_decl(p));
-    return;
+  case T_NEWTYPE: LZ_PUSH(*out, data_decl(p)); return;
+  case T_TYPE: LZ_PUSH(*out, type_decl(p)); return;
   case T_CLASS:
-  case T_INSTANCE:
-    LZ_PUSH(*out, class_or_instance(p));
-    return;
-  case T_FOREIGN:
-    LZ_PUSH(*out, foreign_decl(p));
-    return;
-  case T_DEFAULT:
-    LZ_PUSH(*out, default_decl(p));
-    return;
+  case T_INSTANCE: LZ_PUSH(*out, class_or_instance(p)); return;
+  case T_FOREIGN: LZ_PUSH(*out, foreign_decl(p)); return;
+  case T_DEFAULT: LZ_PUSH(*out, default_decl(p)); return;
   case T_VARSYM:
     if (fe_p_at_varsym(p, "$") && fe_p_peek(p).kind == T_LPAREN)
       fe_p_fail(p, p->tok.span, "Template Haskell splices are not supported in Lz");

@@ -22,10 +22,8 @@ static bool starts_aexp(Parser *p) {
   case T_CONID:
   case T_LITERAL:
   case T_LPAREN:
-  case T_LBRACKET:
-    return true;
-  default:
-    return false;
+  case T_LBRACKET: return true;
+  default: return false;
   }
 }
 
@@ -36,10 +34,8 @@ bool fe_p_starts_exp(Parser *p) {
   case T_IF:
   case T_CASE:
   case T_DO:
-  case T_SCC:
-    return true;
-  default:
-    return starts_aexp(p) || fe_p_at_varsym(p, "-");
+  case T_SCC: return true;
+  default: return starts_aexp(p) || fe_p_at_varsym(p, "-");
   }
 }
 
@@ -57,7 +53,8 @@ _Noreturn static void bang_in_expr(Parser *p) {
   LzSpan sp = p->tok.span;
   fe_p_advance(p);
   if (starts_aexp(p)) sp = lz_span_join(sp, p->tok.span);
-  fe_p_fail(p, sp, "Bang pattern in expression context: !%s\nDid you mean to add a space after the '!'?",
+  fe_p_fail(p, sp,
+            "Bang pattern in expression context: !%s\nDid you mean to add a space after the '!'?",
             starts_aexp(p) ? fe_token_text(&p->tok) : "");
 }
 
@@ -74,7 +71,8 @@ static FeExpr *paren_exp(Parser *p) {
   if (fe_p_accept(p, T_RPAREN)) return special_con("()", fe_p_from(p, start));
   if (fe_p_at(p, T_COMMA)) {
     int n = 1;
-    while (fe_p_accept(p, T_COMMA)) n++;
+    while (fe_p_accept(p, T_COMMA))
+      n++;
     if (!fe_p_at(p, T_RPAREN)) fe_p_fail(p, start, "tuple sections are not supported in Lz");
     fe_p_advance(p);
     char *name = lz_alloc((size_t)n + 2);
@@ -151,7 +149,8 @@ static FeExpr *bracket_exp(Parser *p) {
     FeStmtVec q = fe_p_quals(p);
     FE_VEC_SET(e->stmts, q);
     if (fe_p_at(p, T_BAR))
-      fe_p_fail(p, fe_p_from(p, quals), "Unexpected parallel statement in a list comprehension\n  Use ParallelListComp");
+      fe_p_fail(p, fe_p_from(p, quals),
+                "Unexpected parallel statement in a list comprehension\n  Use ParallelListComp");
   } else if (fe_p_accept(p, T_COMMA)) {
     FeExpr *second = fe_p_exp(p);
     if (fe_p_accept(p, T_DOTDOT)) {
@@ -163,7 +162,8 @@ static FeExpr *bracket_exp(Parser *p) {
       e = fe_expr_new(E_LIST, start);
       LZ_PUSH(e->args, first);
       LZ_PUSH(e->args, second);
-      while (fe_p_accept(p, T_COMMA)) LZ_PUSH(e->args, fe_p_exp(p));
+      while (fe_p_accept(p, T_COMMA))
+        LZ_PUSH(e->args, fe_p_exp(p));
     }
   } else {
     e = fe_expr_new(E_LIST, start);
@@ -178,24 +178,18 @@ static FeExpr *bracket_exp(Parser *p) {
 /* aexp1 = qvar | gcon | literal | ( ... ) | [ ... ] */
 static FeExpr *aexp1(Parser *p) {
   switch (p->tok.kind) {
-  case T_VARID:
-    return ident_expr(fe_p_ident(p), false);
-  case T_CONID:
-    return ident_expr(fe_p_ident(p), true);
+  case T_VARID: return ident_expr(fe_p_ident(p), false);
+  case T_CONID: return ident_expr(fe_p_ident(p), true);
   case T_LITERAL: {
     FeExpr *e = fe_expr_new(E_LIT, p->tok.span);
     e->lit = *p->tok.lit;
     fe_p_advance(p);
     return e;
   }
-  case T_LPAREN:
-    return paren_exp(p);
-  case T_LBRACKET:
-    return bracket_exp(p);
-  case T_BANG:
-    bang_in_expr(p);
-  default:
-    fe_p_error(p);
+  case T_LPAREN: return paren_exp(p);
+  case T_LBRACKET: return bracket_exp(p);
+  case T_BANG: bang_in_expr(p);
+  default: fe_p_error(p);
   }
 }
 
@@ -243,7 +237,8 @@ static FeExpr *fexp(Parser *p) {
   if (!starts_aexp(p)) return f;
   FeExpr *e = fe_expr_new(E_APP, f->span);
   e->fn = f;
-  while (starts_aexp(p)) LZ_PUSH(e->args, aexp(p));
+  while (starts_aexp(p))
+    LZ_PUSH(e->args, aexp(p));
   e->span = fe_p_from(p, f->span);
   return e;
 }
@@ -347,18 +342,16 @@ static FeExpr *lexp(Parser *p) {
     alts(p, e);
     if (e->alts.len == 0)
       fe_p_defer(p, fe_p_from(p, start),
-                "Empty list of alternatives in case expression\n  Use EmptyCase to allow this");
+                 "Empty list of alternatives in case expression\n  Use EmptyCase to allow this");
     break;
-  case T_DO:
-    return do_exp(p);
+  case T_DO: return do_exp(p);
   case T_SCC:
     e = fe_expr_new(E_SCC, start);
     e->scc = p->tok.name;
     fe_p_advance(p);
     e->e1 = fe_p_exp(p);
     break;
-  default:
-    return fexp(p);
+  default: return fexp(p);
   }
   e->span = fe_p_from(p, start);
   return e;
@@ -385,8 +378,10 @@ static FeExpr *infixexp(Parser *p, bool allow_trailing, FeIdent *trailing, bool 
     if (fe_p_at(p, T_BANG)) bang_in_expr(p);
     if ((x->kind == E_CASE || x->kind == E_DO) && starts_aexp(p))
       /* `case ... of {..} arg`: GHC parses it, then rejects it (no BlockArguments) */
-      fe_p_fail(p, x->span, "Unexpected %s in function application:\n    %s\n  You could write it with parentheses",
-                x->kind == E_CASE ? "case expression" : "do block", fe_expr_to_string(x));
+      fe_p_fail(
+          p, x->span,
+          "Unexpected %s in function application:\n    %s\n  You could write it with parentheses",
+          x->kind == E_CASE ? "case expression" : "do block", fe_expr_to_string(x));
     if (!fe_p_at_qop(p)) break;
     bool con;
     FeIdent op = fe_p_qop(p, &con);
@@ -400,7 +395,8 @@ static FeExpr *infixexp(Parser *p, bool allow_trailing, FeIdent *trailing, bool 
     LZ_PUSH(items, o);
   }
   if (items.len == 1 && !neg) return items.data[0];
-  FeExpr *e = fe_expr_new(E_OPSEQ, lz_span_join(items.data[0]->span, items.data[items.len - 1]->span));
+  FeExpr *e =
+      fe_expr_new(E_OPSEQ, lz_span_join(items.data[0]->span, items.data[items.len - 1]->span));
   FE_VEC_SET(e->args, items);
   return e;
 }

@@ -51,7 +51,8 @@ LzSpan fe_p_from(Parser *p, LzSpan start) {
 }
 
 ParserSave fe_p_save(Parser *p) {
-  ParserSave s = {.lay = fe_layout_save(&p->lay), .tok = p->tok, .prev = p->prev, .depth = p->depth};
+  ParserSave s = {
+      .lay = fe_layout_save(&p->lay), .tok = p->tok, .prev = p->prev, .depth = p->depth};
   s.has_bad_bang = p->has_bad_bang;
   s.bad_bang = p->bad_bang;
   s.ndeferred = p->deferred.len;
@@ -157,7 +158,8 @@ const char *fe_p_span_text(Parser *p, LzSpan sp) {
 
 void fe_p_check_unboxed(Parser *p, LzSpan lparen) {
   if (p->magic_hash && p->tok.kind == T_VARSYM && !p->tok.qual && p->tok.name[0] == '#' &&
-      p->tok.span.line == lparen.line && p->tok.span.col == lparen.col + 1 && fe_p_peek(p).kind != T_RPAREN)
+      p->tok.span.line == lparen.line && p->tok.span.col == lparen.col + 1 &&
+      fe_p_peek(p).kind != T_RPAREN)
     fe_p_fail(p, lparen, "unboxed tuples are not supported in Lz");
 }
 
@@ -429,6 +431,7 @@ FeModule *fe_parse_module(LzSource *src) {
     }
     p->deferred.data[j] = d;
   }
-  for (int i = 0; i < p->deferred.len; i++) lz_diag(LZ_ERROR, p->deferred.data[i].at, p->deferred.data[i].msg);
+  for (int i = 0; i < p->deferred.len; i++)
+    lz_diag(LZ_ERROR, p->deferred.data[i].at, p->deferred.data[i].msg);
   return NULL;
 }

@@ -16,18 +16,15 @@
 
 bool fe_p_starts_apat(Parser *p) {
   switch (p->tok.kind) {
-  case T_VARID:
-    return !p->tok.qual;
+  case T_VARID: return !p->tok.qual;
   case T_CONID:
   case T_LITERAL:
   case T_LPAREN:
   case T_LBRACKET:
   case T_UNDERSCORE:
   case T_TILDE:
-  case T_BANG:
-    return true;
-  default:
-    return false;
+  case T_BANG: return true;
+  default: return false;
   }
 }
 
@@ -98,11 +95,8 @@ FePat *fe_p_apat(Parser *p) {
     }
     break;
   }
-  case T_LITERAL:
-    return literal_pat(p);
-  case T_UNDERSCORE:
-    fe_p_advance(p);
-    return fe_pat_new(P_WILD, start);
+  case T_LITERAL: return literal_pat(p);
+  case T_UNDERSCORE: fe_p_advance(p); return fe_pat_new(P_WILD, start);
   case T_TILDE:
   case T_BANG: {
     bool bang = p->tok.kind == T_BANG;
@@ -137,7 +131,8 @@ FePat *fe_p_apat(Parser *p) {
     if (fe_p_accept(p, T_RPAREN)) return con_pat("()", fe_p_from(p, start));
     if (fe_p_at(p, T_COMMA)) {
       int n = 1;
-      while (fe_p_accept(p, T_COMMA)) n++;
+      while (fe_p_accept(p, T_COMMA))
+        n++;
       fe_p_expect(p, T_RPAREN);
       char *name = lz_alloc((size_t)n + 2);
       name[0] = '(';
@@ -160,7 +155,8 @@ FePat *fe_p_apat(Parser *p) {
     if (fe_p_at(p, T_COMMA)) {
       q = fe_pat_new(P_TUPLE, start);
       LZ_PUSH(q->args, first);
-      while (fe_p_accept(p, T_COMMA)) LZ_PUSH(q->args, fe_p_pat(p));
+      while (fe_p_accept(p, T_COMMA))
+        LZ_PUSH(q->args, fe_p_pat(p));
     } else {
       q = fe_pat_new(P_PAREN, start);
       q->sub = first;
@@ -169,8 +165,7 @@ FePat *fe_p_apat(Parser *p) {
     fe_p_expect(p, T_RPAREN);
     break;
   }
-  default:
-    fe_p_error(p);
+  default: fe_p_error(p);
   }
   q->span = fe_p_from(p, start);
   return q;
@@ -209,7 +204,8 @@ static PItems collect(Parser *p, bool lhs_mode) {
       LZ_PUSH(it.apats, lit);
     } else {
       if (!fe_p_starts_apat(p)) fe_p_error(p);
-      while (fe_p_starts_apat(p)) LZ_PUSH(it.apats, fe_p_apat(p));
+      while (fe_p_starts_apat(p))
+        LZ_PUSH(it.apats, fe_p_apat(p));
     }
     it.span = fe_p_from(p, start);
     LZ_PUSH(items, it);
@@ -238,8 +234,10 @@ static FePat *operand_pat(Parser *p, PItem *it, bool in_seq) {
   if (it->neg) {
     FePat *q = it->apats.data[0];
     q->span = it->span;
-    if (in_seq) q->is_neg = true;
-    else q->lit.negative = true;
+    if (in_seq)
+      q->is_neg = true;
+    else
+      q->lit.negative = true;
     return q;
   }
   if (it->apats.len == 1) return it->apats.data[0];
@@ -250,7 +248,8 @@ static FePat *operand_pat(Parser *p, PItem *it, bool in_seq) {
   }
   FePat *q = fe_pat_new(P_CON, it->span);
   q->id = head->id;
-  for (int i = 1; i < it->apats.len; i++) LZ_PUSH(q->args, it->apats.data[i]);
+  for (int i = 1; i < it->apats.len; i++)
+    LZ_PUSH(q->args, it->apats.data[i]);
   return q;
 }
 
@@ -295,7 +294,8 @@ FeDecl *fe_p_binding_lhs(Parser *p) {
     PItem *it = &items.data[i];
     if (!it->is_op || it->con) continue;
     if (varop >= 0)
-      fe_p_fail(p, it->span, "Parse error in pattern: this left-hand side defines more than one operator");
+      fe_p_fail(p, it->span,
+                "Parse error in pattern: this left-hand side defines more than one operator");
     varop = i;
   }
   FeMatch *m = LZ_NEW(FeMatch);
@@ -311,7 +311,8 @@ FeDecl *fe_p_binding_lhs(Parser *p) {
     PItem *it = &items.data[0];
     d = fe_decl_new(D_FUN, start);
     d->name = it->apats.data[0]->id;
-    for (int i = 1; i < it->apats.len; i++) LZ_PUSH(m->pats, it->apats.data[i]);
+    for (int i = 1; i < it->apats.len; i++)
+      LZ_PUSH(m->pats, it->apats.data[i]);
   } else {
     FePat *q = items_pat(p, &items, 0, items.len);
     if (q->kind == P_VAR) {

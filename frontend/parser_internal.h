@@ -31,18 +31,22 @@ typedef struct Parser {
   LzSource *src;
   FeModule *mod;
   FeLayout lay;
-  Token tok;           /* current token */
-  LzSpan prev;         /* span of the last consumed real token */
+  Token tok;   /* current token */
+  LzSpan prev; /* span of the last consumed real token */
   int depth;
-  jmp_buf *on_error;   /* where an error jumps: the innermost fe_try, or the top */
-  jmp_buf *top;        /* fe_parse_module's buffer (hard errors: lexical) */
-  int trial;           /* > 0 while parsing speculatively: errors are not reported */
-  bool has_bad_bang;   /* a bang pattern seen without BangPatterns (reported later) */
+  jmp_buf *on_error; /* where an error jumps: the innermost fe_try, or the top */
+  jmp_buf *top;      /* fe_parse_module's buffer (hard errors: lexical) */
+  int trial;         /* > 0 while parsing speculatively: errors are not reported */
+  bool has_bad_bang; /* a bang pattern seen without BangPatterns (reported later) */
   LzSpan bad_bang;
   bool bang_patterns, magic_hash;
   /* Errors that GHC finds after parsing (in its renamer): reported only when the
    * whole module parsed, so that a later parse error wins as in GHC. */
-  LZ_VEC(struct FeDeferred { LzSpan at; const char *msg; }) deferred;
+  LZ_VEC(struct FeDeferred {
+    LzSpan at;
+    const char *msg;
+  })
+  deferred;
 } Parser;
 
 typedef struct ParserSave {
@@ -61,8 +65,8 @@ bool fe_p_at(Parser *p, TokKind k);
 bool fe_p_accept(Parser *p, TokKind k);
 void fe_p_expect(Parser *p, TokKind k);
 bool fe_p_at_varsym(Parser *p, const char *name); /* unqualified operator `name` */
-Token fe_p_peek(Parser *p); /* the token after p->tok */
-LzSpan fe_p_from(Parser *p, LzSpan start); /* start .. end of the last consumed token */
+Token fe_p_peek(Parser *p);                       /* the token after p->tok */
+LzSpan fe_p_from(Parser *p, LzSpan start);        /* start .. end of the last consumed token */
 const char *fe_p_span_text(Parser *p, LzSpan sp); /* source text (first line only) */
 /* After `(`: report `(# ... #)` (with MagicHash), which Lz does not have. */
 void fe_p_check_unboxed(Parser *p, LzSpan lparen);
@@ -117,9 +121,9 @@ void fe_p_type_to_context(Parser *p, FeType *t, FeQualType *into);
 /* declarations (parse_decl.c) */
 FeDeclVec fe_p_decls(Parser *p); /* a block of nested declarations */
 bool fe_p_starts_decl(Parser *p);
-void fe_p_decl(Parser *p, FeDeclVec *out);    /* one nested declaration */
-void fe_p_topdecl(Parser *p, FeDeclVec *out); /* one top-level declaration */
-FeRhs *fe_p_rhs(Parser *p, TokKind eq);       /* = e | guards, [where decls] */
+void fe_p_decl(Parser *p, FeDeclVec *out);                /* one nested declaration */
+void fe_p_topdecl(Parser *p, FeDeclVec *out);             /* one top-level declaration */
+FeRhs *fe_p_rhs(Parser *p, TokKind eq);                   /* = e | guards, [where decls] */
 void fe_p_add_decl(Parser *p, FeDeclVec *out, FeDecl *d); /* groups equations */
 
 #endif

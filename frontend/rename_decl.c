@@ -56,7 +56,8 @@ void fe_rn_qualtype(RnCtx *c, FeQualType *q, bool implicit) {
   if (!q) return;
   bool saved = c->implicit_tvs;
   c->implicit_tvs = implicit;
-  for (int i = 0; i < q->ctx.len; i++) fe_rn_pred(c, &q->ctx.data[i]);
+  for (int i = 0; i < q->ctx.len; i++)
+    fe_rn_pred(c, &q->ctx.data[i]);
   fe_rn_type(c, q->type);
   c->implicit_tvs = saved;
 }
@@ -77,7 +78,8 @@ static void bind_tyvars(RnCtx *c, FeIdent *tvs, int n) {
     LZ_PUSH(names, v);
   }
   fe_rn_check_conflicts(&names, NULL);
-  for (int i = 0; i < names.len; i++) fe_rn_tv_bind(c, names.data[i]);
+  for (int i = 0; i < names.len; i++)
+    fe_rn_tv_bind(c, names.data[i]);
 }
 
 /* ---- binding groups ------------------------------------------------------------------ */
@@ -94,7 +96,8 @@ static void group_fixities_and_sigs(RnCtx *c, FeDecl **decls, int n, RnMap *grou
       FeName *b = fe_rn_get(group, id->name);
       const char *what = d->kind == D_FIXITY ? "fixity" : "type";
       if (!b) {
-        lz_error(id->span, "The %s signature for ‘%s’ lacks an accompanying binding", what, id->name);
+        lz_error(id->span, "The %s signature for ‘%s’ lacks an accompanying binding", what,
+                 id->name);
         id->ref = fe_rn_placeholder(N_VAR, id->name, id->span);
         continue;
       }
@@ -133,12 +136,14 @@ void fe_rn_local_group(RnCtx *c, FeDecl **decls, int n) {
     } else if (d->kind == D_PAT) {
       fe_rn_pat_binders(c, d->pat, &binders, false, NULL);
     }
-    for (int j = before; j < binders.len; j++) binders.data[j]->decl = d;
+    for (int j = before; j < binders.len; j++)
+      binders.data[j]->decl = d;
   }
   fe_rn_check_conflicts(&binders, NULL);
   RnMap group = {0};
   for (int i = 0; i < binders.len; i++) {
-    if (!fe_rn_get(&group, binders.data[i]->occ)) fe_rn_put(&group, binders.data[i]->occ, binders.data[i]);
+    if (!fe_rn_get(&group, binders.data[i]->occ))
+      fe_rn_put(&group, binders.data[i]->occ, binders.data[i]);
     fe_rn_bind(c, binders.data[i]);
   }
   group_fixities_and_sigs(c, decls, n, &group);
@@ -160,11 +165,13 @@ static void rn_data(RnCtx *c, FeDecl *d) {
   bind_tyvars(c, d->tyvars.data, d->tyvars.len);
   for (int i = 0; i < d->cons.len; i++) {
     FeConDecl *cd = d->cons.data[i];
-    for (int j = 0; j < cd->fields.len; j++) fe_rn_type(c, cd->fields.data[j].type);
+    for (int j = 0; j < cd->fields.len; j++)
+      fe_rn_type(c, cd->fields.data[j].type);
   }
   if (d->kind == D_TYPE) fe_rn_type(c, d->rhs_type);
   fe_rn_tv_pop(c, mark);
-  for (int i = 0; i < d->deriving.len; i++) fe_rn_lookup_type(c, &d->deriving.data[i], RN_WANT_CLASS);
+  for (int i = 0; i < d->deriving.len; i++)
+    fe_rn_lookup_type(c, &d->deriving.data[i], RN_WANT_CLASS);
 }
 
 /* The method of class `cls` called `occ`, or NULL. */
@@ -175,7 +182,8 @@ static FeName *class_method(FeName *cls, Sym occ) {
     FeDecl *s = d->body.data[i];
     if (s->kind != D_SIG) continue;
     for (int j = 0; j < s->names.len; j++)
-      if (s->names.data[j].name == occ && s->names.data[j].ref && s->names.data[j].ref->parent == cls)
+      if (s->names.data[j].name == occ && s->names.data[j].ref &&
+          s->names.data[j].ref->parent == cls)
         return s->names.data[j].ref;
   }
   return NULL;
@@ -193,15 +201,16 @@ static void rn_method_binds(RnCtx *c, FeDecl *owner, FeName *cls) {
       continue;
     }
     if (b->kind == D_SIG && owner->kind == D_INSTANCE) {
-      lz_error(b->span, "Illegal type signature in instance declaration\n(Use InstanceSigs to allow this)");
+      lz_error(b->span,
+               "Illegal type signature in instance declaration\n(Use InstanceSigs to allow this)");
       continue;
     }
     if (b->kind != D_FUN) continue;
     FeName *m = class_method(cls, b->name.name);
     if (!m) {
       if (known)
-        lz_error(b->name.span, "‘%s’ is not a (visible) method of class ‘%s’", fe_rn_pretty_var(b->name.name),
-                 cls->occ);
+        lz_error(b->name.span, "‘%s’ is not a (visible) method of class ‘%s’",
+                 fe_rn_pretty_var(b->name.name), cls->occ);
       m = fe_rn_placeholder(N_VAR, b->name.name, b->name.span);
     } else {
       FeDecl *first = fe_rn_get(&seen, m);
@@ -230,7 +239,8 @@ static void rn_instance(RnCtx *c, FeDecl *d) {
     c->implicit_tvs = true;
     fe_rn_type(c, d->sig->type);
     c->implicit_tvs = false;
-    for (int i = 0; i < d->sig->ctx.len; i++) fe_rn_pred(c, &d->sig->ctx.data[i]);
+    for (int i = 0; i < d->sig->ctx.len; i++)
+      fe_rn_pred(c, &d->sig->ctx.data[i]);
     fe_rn_tv_pop(c, mark);
   }
   rn_method_binds(c, d, d->name.ref);
@@ -257,7 +267,8 @@ void fe_rn_module_body(RnCtx *c) {
     case D_CLASS: rn_class(c, d); break;
     case D_INSTANCE: rn_instance(c, d); break;
     case D_DEFAULT:
-      for (int j = 0; j < d->types.len; j++) fe_rn_type(c, d->types.data[j]);
+      for (int j = 0; j < d->types.len; j++)
+        fe_rn_type(c, d->types.data[j]);
       break;
     }
   }

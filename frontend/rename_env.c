@@ -33,7 +33,8 @@ void *fe_rn_get(const RnMap *m, const void *key) {
 static void put_raw(RnMap *m, const void *key, void *val) {
   unsigned mask = (unsigned)m->cap - 1;
   unsigned i = hash_ptr(key) & mask;
-  while (m->keys[i] && m->keys[i] != key) i = (i + 1) & mask;
+  while (m->keys[i] && m->keys[i] != key)
+    i = (i + 1) & mask;
   if (!m->keys[i]) m->len++;
   m->keys[i] = key;
   m->vals[i] = val;
@@ -107,9 +108,7 @@ bool fe_rn_is_con_name(Sym occ) {
   return occ[0] == ':' || (occ[0] >= 'A' && occ[0] <= 'Z') || occ[0] == '(' || occ[0] == '[';
 }
 
-const char *fe_rn_pretty_var(Sym occ) {
-  return fe_rn_is_sym_name(occ) ? lz_fmt("(%s)", occ) : occ;
-}
+const char *fe_rn_pretty_var(Sym occ) { return fe_rn_is_sym_name(occ) ? lz_fmt("(%s)", occ) : occ; }
 
 Sym fe_rn_qual_key(Sym qual, Sym occ) { return lz_sym(lz_fmt("%s %s", qual, occ)); }
 
@@ -120,9 +119,9 @@ FeName *fe_rn_placeholder(FeNameKind kind, Sym occ, LzSpan at) {
 }
 
 void fe_rn_conflict(LzSpan first, LzSpan second, Sym occ, const char *context) {
-  lz_error(lz_span_join(first, second), "Conflicting definitions for ‘%s’\nBound at: %s\n          %s%s%s",
-           occ, lz_span_ghc(first), lz_span_ghc(second), context ? "\n" : "",
-           context ? context : "");
+  lz_error(lz_span_join(first, second),
+           "Conflicting definitions for ‘%s’\nBound at: %s\n          %s%s%s", occ,
+           lz_span_ghc(first), lz_span_ghc(second), context ? "\n" : "", context ? context : "");
 }
 
 /* "(,,)" -> 3; 0 when `occ` is not a tuple name */
@@ -139,7 +138,10 @@ static FeName *tuple_name(Sym occ, LzSpan at, bool type) {
   if (!n) return NULL;
   FeName *t = type ? fe_builtin_tuple_tycon(n) : fe_builtin_tuple_con(n);
   if (!t) {
-    lz_error(at, "A %d-tuple is too large for GHC\n(max size is 62)\nWorkaround: use nested tuples or define a data type", n);
+    lz_error(at,
+             "A %d-tuple is too large for GHC\n(max size is 62)\nWorkaround: use nested tuples or "
+             "define a data type",
+             n);
     return fe_rn_placeholder(type ? N_TYCON : N_CON, occ, at);
   }
   return t;
@@ -176,7 +178,8 @@ FeName *fe_rn_find(RnCtx *c, Sym qual, Sym occ, bool types) {
 }
 
 static FeName *lookup_orig(RnCtx *c, FeIdent *id, bool types) {
-  FeName *n = types ? fe_rn_builtin_type(id->name, id->span) : fe_rn_builtin_value(id->name, id->span);
+  FeName *n =
+      types ? fe_rn_builtin_type(id->name, id->span) : fe_rn_builtin_value(id->name, id->span);
   if (n) return n;
   RnModule *m = fe_rn_module_for_orig(c->rn, id->orig_module);
   if (m) {
@@ -187,7 +190,8 @@ static FeName *lookup_orig(RnCtx *c, FeIdent *id, bool types) {
     }
   }
   if (!n) {
-    lz_error(id->span, "internal error: the original name ‘%s.%s’ (used by generated code) is not defined",
+    lz_error(id->span,
+             "internal error: the original name ‘%s.%s’ (used by generated code) is not defined",
              id->orig_module, id->name);
     n = fe_rn_placeholder(types ? N_TYCON : N_VAR, id->name, id->span);
   }
@@ -220,7 +224,8 @@ static void report_ambiguous(FeIdent *id, RnGre *g) {
   bool first = true;
   for (RnGre *a = g; a; a = a->next) {
     bool seen = false;
-    for (RnGre *b = g; b != a; b = b->next) seen |= b->name == a->name;
+    for (RnGre *b = g; b != a; b = b->next)
+      seen |= b->name == a->name;
     if (seen) continue;
     msg = lz_fmt("%s\n%s%s", msg, first ? "   either " : "       or ", describe_gre(a, indent));
     first = false;
@@ -237,11 +242,13 @@ static const char *qual_hint(RnCtx *c, FeIdent *id) {
   Sym *mods = LZ_NEW_ARRAY(Sym, n); /* sorted, as GHC lists them */
   for (int i = 0; i < n; i++) {
     int j = i;
-    for (; j > 0 && strcmp(mods[j - 1], a->modules.data[i]) > 0; j--) mods[j] = mods[j - 1];
+    for (; j > 0 && strcmp(mods[j - 1], a->modules.data[i]) > 0; j--)
+      mods[j] = mods[j - 1];
     mods[j] = a->modules.data[i];
   }
   char *s = lz_fmt("Neither ‘%s’", mods[0]);
-  for (int i = 1; i + 1 < n; i++) s = lz_fmt("%s, ‘%s’", s, mods[i]);
+  for (int i = 1; i + 1 < n; i++)
+    s = lz_fmt("%s, ‘%s’", s, mods[i]);
   return lz_fmt("%s nor ‘%s’ exports ‘%s’.", s, mods[n - 1], id->name);
 }
 

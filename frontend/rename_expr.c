@@ -26,7 +26,10 @@ static bool too_deep(RnCtx *c, LzSpan at) {
 
 static void check_tuple_size(int n, LzSpan at) {
   if (n > MAX_TUPLE)
-    lz_error(at, "A %d-tuple is too large for GHC\n(max size is 62)\nWorkaround: use nested tuples or define a data type", n);
+    lz_error(at,
+             "A %d-tuple is too large for GHC\n(max size is 62)\nWorkaround: use nested tuples or "
+             "define a data type",
+             n);
 }
 
 /* ---- patterns ---------------------------------------------------------------------- */
@@ -49,13 +52,15 @@ void fe_rn_pat_binders(RnCtx *c, FePat *p, RnNames *out, bool top, Sym module) {
   case P_TUPLE:
   case P_LIST:
   case P_OPSEQ:
-    for (int i = 0; i < p->args.len; i++) fe_rn_pat_binders(c, p->args.data[i], out, top, module);
+    for (int i = 0; i < p->args.len; i++)
+      fe_rn_pat_binders(c, p->args.data[i], out, top, module);
     break;
   case P_LAZY:
   case P_BANG:
   case P_PAREN: fe_rn_pat_binders(c, p->sub, out, top, module); break;
   case P_REC:
-    for (int i = 0; i < p->fields.len; i++) fe_rn_pat_binders(c, p->fields.data[i].pat, out, top, module);
+    for (int i = 0; i < p->fields.len; i++)
+      fe_rn_pat_binders(c, p->fields.data[i].pat, out, top, module);
     break;
   case P_WILD:
   case P_LIT: break;
@@ -123,14 +128,13 @@ FePat *fe_rn_pat(RnCtx *c, FePat *p) {
   case P_AS:
   case P_LAZY:
   case P_BANG: p->sub = fe_rn_pat(c, p->sub); break;
-  case P_PAREN:
-    c->depth--;
-    return fe_rn_pat(c, p->sub);
+  case P_PAREN: c->depth--; return fe_rn_pat(c, p->sub);
   case P_TUPLE: check_tuple_size(p->args.len, p->span); /* fall through */
   case P_LIST:
   case P_CON:
     if (p->kind == P_CON) fe_rn_lookup_value(c, &p->id, RN_USE_PAT);
-    for (int i = 0; i < p->args.len; i++) p->args.data[i] = fe_rn_pat(c, p->args.data[i]);
+    for (int i = 0; i < p->args.len; i++)
+      p->args.data[i] = fe_rn_pat(c, p->args.data[i]);
     break;
   case P_REC: {
     fe_rn_lookup_value(c, &p->id, RN_USE_PAT);
@@ -140,7 +144,8 @@ FePat *fe_rn_pat(RnCtx *c, FePat *p) {
       FeFieldPat *fp = &p->fields.data[i];
       labels[i] = &fp->field;
       if (rn_field(c, &fp->field) && cd && !con_has_field(cd, fp->field.ref))
-        lz_error(fp->field.span, "Constructor ‘%s’ does not have field ‘%s’", p->id.name, fp->field.name);
+        lz_error(fp->field.span, "Constructor ‘%s’ does not have field ‘%s’", p->id.name,
+                 fp->field.name);
       fp->pat = fe_rn_pat(c, fp->pat);
     }
     check_dup_fields(labels, p->fields.len, "pattern");
@@ -165,10 +170,13 @@ FePat *fe_rn_pat(RnCtx *c, FePat *p) {
  * scope, then the binders brought into scope. */
 static void bind_pats(RnCtx *c, FePat **pats, int n, const char *context) {
   RnNames names = {0};
-  for (int i = 0; i < n; i++) fe_rn_pat_binders(c, pats[i], &names, false, NULL);
+  for (int i = 0; i < n; i++)
+    fe_rn_pat_binders(c, pats[i], &names, false, NULL);
   fe_rn_check_conflicts(&names, context);
-  for (int i = 0; i < n; i++) pats[i] = fe_rn_pat(c, pats[i]);
-  for (int i = 0; i < names.len; i++) fe_rn_bind(c, names.data[i]);
+  for (int i = 0; i < n; i++)
+    pats[i] = fe_rn_pat(c, pats[i]);
+  for (int i = 0; i < names.len; i++)
+    fe_rn_bind(c, names.data[i]);
 }
 
 /* ---- statements and right-hand sides ------------------------------------------------- */
@@ -246,11 +254,13 @@ static void rn_record_update(RnCtx *c, FeExpr *e) {
   bool found = false;
   for (int i = 0; d && i < d->cons.len && !found; i++) {
     found = true;
-    for (int j = 0; j < e->fields.len; j++) found &= con_has_field(d->cons.data[i], labels[j]->ref);
+    for (int j = 0; j < e->fields.len; j++)
+      found &= con_has_field(d->cons.data[i], labels[j]->ref);
   }
   if (!found) {
     char *names = lz_strdup("");
-    for (int j = 0; j < e->fields.len; j++) names = lz_fmt("%s%s‘%s’", names, j ? ", " : "", labels[j]->name);
+    for (int j = 0; j < e->fields.len; j++)
+      names = lz_fmt("%s%s‘%s’", names, j ? ", " : "", labels[j]->name);
     lz_error(e->span, "No constructor has all these fields: %s", names);
   }
 }
@@ -272,8 +282,8 @@ static OpFix op_fixity(const FeIdent *id) {
 static const char *fix_text(OpFix f) {
   if (!f.id) return "prefix `-' [infixl 6]";
   const char *a = f.assoc == ASSOC_LEFT ? "infixl" : f.assoc == ASSOC_RIGHT ? "infixr" : "infix";
-  return lz_fmt("‘%s%s%s’ [%s %d]", f.id->qual ? f.id->qual : "", f.id->qual ? "." : "", f.id->name, a,
-                f.prec);
+  return lz_fmt("‘%s%s%s’ [%s %d]", f.id->qual ? f.id->qual : "", f.id->qual ? "." : "", f.id->name,
+                a, f.prec);
 }
 
 /* The source text inside a one-line parenthesised span, or NULL. */
@@ -285,8 +295,10 @@ static const char *inner_text(LzSpan s) {
     if (*p == '\n') l++;
   if (p + s.ecol > end) return NULL;
   const char *a = p + s.col, *b = p + s.ecol - 1; /* without the parentheses */
-  while (a < b && (*a == ' ' || *a == '\t')) a++;
-  while (b > a && (b[-1] == ' ' || b[-1] == '\t')) b--;
+  while (a < b && (*a == ' ' || *a == '\t'))
+    a++;
+  while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+    b--;
   return lz_strndup(a, (size_t)(b - a));
 }
 
@@ -304,17 +316,20 @@ static void check_section(FeExpr *sec) {
     return;
   OpFix op = op_fixity(&sec->id);
   FeAssoc side = sec->kind == E_LSECTION ? ASSOC_LEFT : ASSOC_RIGHT;
-  if (inner.prec > op.prec || (inner.prec == op.prec && inner.assoc == side && op.assoc == side)) return;
+  if (inner.prec > op.prec || (inner.prec == op.prec && inner.assoc == side && op.assoc == side))
+    return;
   const char *text = inner_text(sec->span);
-  lz_error(sec->span,
-           "The operator %s of a section\n    must have lower precedence than that of the operand,\n"
-           "      namely %s%s%s%s",
-           fix_text(op), fix_text(inner), text ? "\n    in the section: ‘" : "", text ? text : "",
-           text ? "’" : "");
+  lz_error(
+      sec->span,
+      "The operator %s of a section\n    must have lower precedence than that of the operand,\n"
+      "      namely %s%s%s%s",
+      fix_text(op), fix_text(inner), text ? "\n    in the section: ‘" : "", text ? text : "",
+      text ? "’" : "");
 }
 
 static void rn_exprs(RnCtx *c, FeExpr **es, int n) {
-  for (int i = 0; i < n; i++) es[i] = fe_rn_expr(c, es[i]);
+  for (int i = 0; i < n; i++)
+    es[i] = fe_rn_expr(c, es[i]);
 }
 
 FeExpr *fe_rn_expr(RnCtx *c, FeExpr *e) {

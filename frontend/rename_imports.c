@@ -131,7 +131,8 @@ static void import_one(RnModule *mod, const FeImport *imp, RnModule *dep) {
   Importer im = {.mod = mod, .dep = dep, .imp = imp};
   im.alias = fe_rn_alias(mod, imp->as ? imp->as : dep->name);
   bool known = false;
-  for (int i = 0; i < im.alias->modules.len; i++) known |= im.alias->modules.data[i] == dep->name;
+  for (int i = 0; i < im.alias->modules.len; i++)
+    known |= im.alias->modules.data[i] == dep->name;
   if (!known) LZ_PUSH(im.alias->modules, dep->name);
   if (imp->has_list && !imp->hiding) {
     for (int i = 0; i < imp->items.len; i++) {
@@ -141,7 +142,8 @@ static void import_one(RnModule *mod, const FeImport *imp, RnModule *dep) {
     return;
   }
   if (imp->hiding)
-    for (int i = 0; i < imp->items.len; i++) item_names(&im, &imp->items.data[i], hide);
+    for (int i = 0; i < imp->items.len; i++)
+      item_names(&im, &imp->items.data[i], hide);
   for (int i = 0; i < dep->m->exported.len; i++) {
     FeName *n = dep->m->exported.data[i];
     if (!fe_rn_get(&im.hidden, n)) import_name(&im, n);
@@ -190,7 +192,8 @@ static RnNames children(FeName *t) {
       for (int j = 0; j < cd->fields.len; j++) {
         FeName *f = cd->fields.data[j].label.ref;
         bool dup = false;
-        for (int k = 0; k < out.len; k++) dup |= out.data[k] == f;
+        for (int k = 0; k < out.len; k++)
+          dup |= out.data[k] == f;
         if (f && f->parent == t && !dup) LZ_PUSH(out, f);
       }
     }
@@ -209,7 +212,8 @@ static void export_item(RnCtx *c, FeIE *ie) {
   if (ie->kind == IE_MODULE) {
     Sym m = ie->name.name;
     if (m == mod->name) {
-      for (int i = 0; i < mod->owned.len; i++) export_name(mod, mod->owned.data[i], ie->span);
+      for (int i = 0; i < mod->owned.len; i++)
+        export_name(mod, mod->owned.data[i], ie->span);
       return;
     }
     RnAlias *a = fe_rn_get(&mod->aliases, m);
@@ -258,9 +262,11 @@ static void export_item(RnCtx *c, FeIE *ie) {
 void fe_rn_compute_exports(Rn *rn, RnModule *mod) {
   FeModule *m = mod->m;
   if (!m->has_exports) {
-    for (int i = 0; i < mod->owned.len; i++) export_name(mod, mod->owned.data[i], m->name.span);
+    for (int i = 0; i < mod->owned.len; i++)
+      export_name(mod, mod->owned.data[i], m->name.span);
     return;
   }
   RnCtx c = {.rn = rn, .mod = mod};
-  for (int i = 0; i < m->exports.len; i++) export_item(&c, &m->exports.data[i]);
+  for (int i = 0; i < m->exports.len; i++)
+    export_item(&c, &m->exports.data[i]);
 }

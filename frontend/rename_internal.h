@@ -46,16 +46,16 @@ typedef struct RnGre {
 /* A qualifier in scope (a module's own name, or an import's module name or alias). */
 typedef struct RnAlias {
   Sym alias;
-  LZ_VEC(Sym) modules;      /* the modules imported under this qualifier */
-  LZ_VEC(FeName *) names;   /* entities in scope as alias.occ */
+  LZ_VEC(Sym) modules;    /* the modules imported under this qualifier */
+  LZ_VEC(FeName *) names; /* entities in scope as alias.occ */
 } RnAlias;
 
 typedef enum {
   RN_LOADING, /* parsed, own tables filled, imports being loaded (on the DFS stack) */
   RN_LOADED,  /* its imports are loaded; waiting to be renamed */
   RN_RENAMING,
-  RN_DONE,    /* renamed, appended to the program */
-  RN_FAILED,  /* not found or did not parse */
+  RN_DONE,   /* renamed, appended to the program */
+  RN_FAILED, /* not found or did not parse */
 } RnState;
 
 typedef struct RnModule {
@@ -69,8 +69,8 @@ typedef struct RnModule {
   LZ_VEC(struct RnModule *) deps; /* the imported modules, parallel to imports */
   /* the top-level environment: "occ" / "Q occ" -> RnGre list */
   RnMap vals, types;
-  RnMap aliases;                  /* qualifier -> RnAlias */
-  RnMap inscope;                  /* FeName -> itself, for every entity in scope */
+  RnMap aliases; /* qualifier -> RnAlias */
+  RnMap inscope; /* FeName -> itself, for every entity in scope */
   /* exports: occurrence name -> FeName */
   RnMap exp_vals, exp_types;
 } RnModule;
@@ -78,9 +78,9 @@ typedef struct RnModule {
 typedef struct Rn {
   const FeOptions *opts;
   const char *main_dir;
-  RnMap modules;                  /* module name -> RnModule */
-  LZ_VEC(RnModule *) stack;       /* the import chain being loaded (cycle messages) */
-  LZ_VEC(RnModule *) order;       /* loaded modules in dependency order */
+  RnMap modules;            /* module name -> RnModule */
+  LZ_VEC(RnModule *) stack; /* the import chain being loaded (cycle messages) */
+  LZ_VEC(RnModule *) order; /* loaded modules in dependency order */
   FeProgram *out;
   bool prelude_loaded;
 } Rn;
@@ -100,12 +100,12 @@ typedef struct RnLocal {
 typedef struct RnCtx {
   Rn *rn;
   RnModule *mod;
-  RnMap vals;             /* local values: occ -> RnLocal */
+  RnMap vals; /* local values: occ -> RnLocal */
   LZ_VEC(Sym) vundo;
-  RnMap tvs;              /* type variables: occ -> RnLocal */
+  RnMap tvs; /* type variables: occ -> RnLocal */
   LZ_VEC(Sym) tundo;
-  bool implicit_tvs;      /* an unknown type variable is bound (signatures) */
-  int depth;              /* recursion depth guard */
+  bool implicit_tvs; /* an unknown type variable is bound (signatures) */
+  int depth;         /* recursion depth guard */
 } RnCtx;
 
 /* Nesting deeper than this is reported instead of recursed into. */
@@ -124,9 +124,9 @@ FeName *fe_rn_tv_lookup(RnCtx *c, Sym occ);
  * lookup_value: a variable or (when the name is a constructor) a data constructor.
  * lookup_type: a type constructor, a class, or either (export and import items). */
 typedef enum {
-  RN_USE_EXPR,   /* "Variable not in scope: x", "Data constructor not in scope: C" */
-  RN_USE_PAT,    /* "Not in scope: data constructor ‘C’" */
-  RN_USE_OTHER,  /* field labels, export items: "Not in scope: ‘x’" */
+  RN_USE_EXPR,  /* "Variable not in scope: x", "Data constructor not in scope: C" */
+  RN_USE_PAT,   /* "Not in scope: data constructor ‘C’" */
+  RN_USE_OTHER, /* field labels, export items: "Not in scope: ‘x’" */
 } RnUse;
 void fe_rn_lookup_value(RnCtx *c, FeIdent *id, RnUse use);
 typedef enum { RN_WANT_TYPE, RN_WANT_CLASS, RN_WANT_ANY } RnWant;
@@ -153,8 +153,7 @@ void fe_rn_define_top(Rn *rn, RnModule *mod);
 /* Stage 2 (rename_imports.c). */
 void fe_rn_process_imports(Rn *rn, RnModule *mod);
 void fe_rn_compute_exports(Rn *rn, RnModule *mod);
-void fe_rn_add_gre(RnModule *mod, RnMap *env, Sym key, FeName *n, const FeImport *imp,
-                   Sym imp_mod);
+void fe_rn_add_gre(RnModule *mod, RnMap *env, Sym key, FeName *n, const FeImport *imp, Sym imp_mod);
 RnAlias *fe_rn_alias(RnModule *mod, Sym alias);
 Sym fe_rn_qual_key(Sym qual, Sym occ);
 /* Stage 3 (rename_decl.c). */

@@ -7,11 +7,11 @@
  * walk's stack already answers original-name lookups. A module still on the stack
  * when it is imported again closes an import cycle. The walk's post-order is the
  * dependency order; modules are then scoped (stage 2: imports), renamed (stage 3) and
- * their exports computed, in that order and appended to the program as they finish, so the main module comes last.
- * When generated code names a module nobody loaded (Note [Original names]), it is
- * loaded and renamed on the spot, and still finishes before the module that needs it.
- * Structural failures (a module missing or unparsable, a cycle) stop the renamer after
- * loading, since renaming without the imports would only report a cascade. */
+ * their exports computed, in that order and appended to the program as they finish, so the main
+ * module comes last. When generated code names a module nobody loaded (Note [Original names]), it
+ * is loaded and renamed on the spot, and still finishes before the module that needs it. Structural
+ * failures (a module missing or unparsable, a cycle) stop the renamer after loading, since renaming
+ * without the imports would only report a cascade. */
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -58,7 +58,7 @@ static const char *find_module(Loader *ld, Sym name, char **searched) {
   int ndirs = 2 + (o ? o->n_include_dirs : 0);
   *searched = lz_strdup("");
   for (int i = 0; i < ndirs; i++) {
-    const char *dir = i == 0 ? ld->rn.main_dir
+    const char *dir = i == 0           ? ld->rn.main_dir
                       : i == ndirs - 1 ? (o ? o->stdlib_dir : NULL)
                                        : o->include_dirs[i - 1];
     if (i > 0 && !dir) continue;
@@ -80,18 +80,19 @@ static RnModule *new_module(Loader *ld, Sym name, RnState state) {
 static void report_cycle(Loader *ld, RnModule *target, const FeImport *imp) {
   RnModule **stack = ld->rn.stack.data;
   int top = ld->rn.stack.len - 1, from = top;
-  while (from > 0 && stack[from] != target) from--;
+  while (from > 0 && stack[from] != target)
+    from--;
   const char *path0 = target->m->src ? target->m->src->path : "?";
   if (from == top) {
-    lz_error(imp->span, "Module imports form a cycle:\n  module ‘%s’ (%s) imports itself", target->name,
-             path0);
+    lz_error(imp->span, "Module imports form a cycle:\n  module ‘%s’ (%s) imports itself",
+             target->name, path0);
     return;
   }
   char *msg = lz_fmt("Module imports form a cycle:\n       module ‘%s’ (%s)", target->name, path0);
   for (int i = from + 1; i <= top + 1; i++) {
     RnModule *m = i <= top ? stack[i] : target;
-    msg = lz_fmt("%s\n%s ‘%s’ (%s)", msg, i == from + 1 ? "      imports" : "which imports", m->name,
-                 m->m->src ? m->m->src->path : "?");
+    msg = lz_fmt("%s\n%s ‘%s’ (%s)", msg, i == from + 1 ? "      imports" : "which imports",
+                 m->name, m->m->src ? m->m->src->path : "?");
   }
   lz_error(imp->span, "%s", msg);
 }
@@ -113,7 +114,9 @@ static RnModule *load_import(Loader *ld, const FeImport *imp) {
   const char *path = find_module(ld, name, &searched);
   LzSource *src = path ? lz_source_read(path) : NULL;
   if (!src) {
-    lz_error(imp->span, path ? "Could not read module ‘%s’ from %s" : "Could not find module ‘%s’\nLocations searched:%s",
+    lz_error(imp->span,
+             path ? "Could not read module ‘%s’ from %s"
+                  : "Could not find module ‘%s’\nLocations searched:%s",
              name, path ? path : searched);
     new_module(ld, name, RN_FAILED);
     ld->failed = true;
@@ -126,14 +129,15 @@ static RnModule *load_import(Loader *ld, const FeImport *imp) {
     return NULL;
   }
   if (m->name.name != name)
-    lz_error(m->name.span, "File name does not match module name:\nSaw: ‘%s’\nExpected: ‘%s’", m->name.name,
-             name);
+    lz_error(m->name.span, "File name does not match module name:\nSaw: ‘%s’\nExpected: ‘%s’",
+             m->name.name, name);
   return load_parsed(ld, m, name);
 }
 
 static FeImport *implicit_prelude(FeModule *m) {
   FeImport *imp = LZ_NEW(FeImport);
-  LzSpan at = lz_span_known(m->name.span) ? m->name.span : (LzSpan){m->src ? m->src->id : 0, 1, 1, 1, 1};
+  LzSpan at =
+      lz_span_known(m->name.span) ? m->name.span : (LzSpan){m->src ? m->src->id : 0, 1, 1, 1, 1};
   imp->module = fe_ident(NULL, lz_sym("Prelude"), at);
   imp->span = at;
   return imp;
@@ -144,7 +148,8 @@ static RnModule *load_parsed(Loader *ld, FeModule *m, Sym name) {
   RnModule *mod = new_module(ld, name, RN_LOADING);
   mod->m = m;
   if (rn->stack.len >= MAX_IMPORT_DEPTH) {
-    lz_error(m->name.span, "Module imports are nested too deeply (more than %d levels)", MAX_IMPORT_DEPTH);
+    lz_error(m->name.span, "Module imports are nested too deeply (more than %d levels)",
+             MAX_IMPORT_DEPTH);
     mod->state = RN_FAILED;
     ld->failed = true;
     return NULL;
@@ -253,7 +258,8 @@ bool fe_rename_program(const char *main_path, const char *main_text, size_t main
   rn->opts = opts;
   rn->out = out;
   rn->main_dir = dir_of(main_path);
-  LzSource *src = main_text ? lz_source_add(main_path, main_text, main_len) : lz_source_read(main_path);
+  LzSource *src =
+      main_text ? lz_source_add(main_path, main_text, main_len) : lz_source_read(main_path);
   if (!src) {
     lz_error(nowhere, "can't find file: %s", main_path);
     return false;
@@ -266,8 +272,10 @@ bool fe_rename_program(const char *main_path, const char *main_text, size_t main
   if (ld->failed) return false;
   if (rn->prelude_loaded) check_wired(rn);
   /* modules loaded for fe_wired[] first: nothing the program loaded depends on them */
-  for (int i = wired_from; i < rn->order.len; i++) rename_module(rn, rn->order.data[i]);
-  for (int i = 0; i < rn->order.len; i++) rename_module(rn, rn->order.data[i]);
+  for (int i = wired_from; i < rn->order.len; i++)
+    rename_module(rn, rn->order.data[i]);
+  for (int i = 0; i < rn->order.len; i++)
+    rename_module(rn, rn->order.data[i]);
   /* GHC checks this last, only when all else is well */
   if (lz_error_count() == errors && main->name == lz_sym("Main") &&
       !fe_rn_get(&main->own_vals, lz_sym("main")))

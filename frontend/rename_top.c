@@ -49,7 +49,8 @@ static void define_data(RnModule *mod, FeDecl *d) {
       /* a field shared by several constructors of this type has one selector */
       FeName *old = fe_rn_get(&mod->own_vals, label->name);
       bool same_con = false;
-      for (int k = 0; k < j; k++) same_con |= cd->fields.data[k].label.name == label->name;
+      for (int k = 0; k < j; k++)
+        same_con |= cd->fields.data[k].label.name == label->name;
       if (old && old->decl == d && old->kind == N_VAR && old->parent == ty && !same_con)
         label->ref = old;
       else
@@ -63,7 +64,8 @@ static void define_class(RnModule *mod, FeDecl *d) {
   for (int i = 0; i < d->body.len; i++) {
     FeDecl *b = d->body.data[i];
     if (b->kind != D_SIG) continue;
-    for (int j = 0; j < b->names.len; j++) define(mod, &b->names.data[j], N_VAR, d, cls);
+    for (int j = 0; j < b->names.len; j++)
+      define(mod, &b->names.data[j], N_VAR, d, cls);
   }
 }
 
@@ -120,8 +122,10 @@ static void set_wired(RnModule *mod) {
     Sym occ = lz_sym(w->occ);
     bool types = w->kind == W_TYPE || w->kind == W_CLASS;
     FeName *n = fe_rn_get(types ? &mod->own_types : &mod->own_vals, occ);
-    FeNameKind want = w->kind == W_TYPE ? N_TYCON : w->kind == W_CLASS ? N_CLASS
-                      : w->kind == W_CON ? N_CON : N_VAR;
+    FeNameKind want = w->kind == W_TYPE    ? N_TYCON
+                      : w->kind == W_CLASS ? N_CLASS
+                      : w->kind == W_CON   ? N_CON
+                                           : N_VAR;
     if (!n || n->kind != want) continue; /* reported by the check after loading */
     fe_wired[i] = n;
     n->wired = i;

@@ -91,8 +91,10 @@ static void default_and_defer(TcWantedVec *res, int lvl) {
   for (int round = 0; round < 50; round++) {
     TcWantedVec inner = {0}, rest = {0};
     for (int i = 0; i < res->len; i++) {
-      if (mentions_inner(res->data[i], lvl)) LZ_PUSH(inner, res->data[i]);
-      else LZ_PUSH(rest, res->data[i]);
+      if (mentions_inner(res->data[i], lvl))
+        LZ_PUSH(inner, res->data[i]);
+      else
+        LZ_PUSH(rest, res->data[i]);
     }
     if (!inner.len) break;
     if (!fe_tc_default(&inner, lvl)) {
@@ -108,10 +110,12 @@ static void default_and_defer(TcWantedVec *res, int lvl) {
     }
     TcWantedVec again = {0};
     fe_tc_simplify(&inner, &again);
-    for (int i = 0; i < again.len; i++) LZ_PUSH(rest, again.data[i]);
+    for (int i = 0; i < again.len; i++)
+      LZ_PUSH(rest, again.data[i]);
     *res = rest;
   }
-  for (int i = 0; i < res->len; i++) LZ_PUSH(fe_tc.wanted, res->data[i]);
+  for (int i = 0; i < res->len; i++)
+    LZ_PUSH(fe_tc.wanted, res->data[i]);
 }
 
 CoreExpr *fe_tc_check_sigma(KExpr *rhs, CoreType *sigma, const char *what, LzSpan at) {
@@ -136,7 +140,7 @@ CoreExpr *fe_tc_check_sigma(KExpr *rhs, CoreType *sigma, const char *what, LzSpa
 
 typedef struct Graph {
   int n;
-  LZ_VEC(int) *edges;
+  LZ_VEC(int) * edges;
   bool *self;
   TcMap index; /* FeName* -> index + 1 */
   bool *cut;   /* binder has a signature: uses of it are not edges */
@@ -148,8 +152,10 @@ static void walk_uses(Graph *g, int from, KExpr *e, int depth) {
     case K_VAR: {
       intptr_t j = (intptr_t)fe_tc_map_get(&g->index, e->var) - 1;
       if (j >= 0) {
-        if (j == from) g->self[from] = true;
-        else if (!g->cut[j]) LZ_PUSH(g->edges[from], (int)j);
+        if (j == from)
+          g->self[from] = true;
+        else if (!g->cut[j])
+          LZ_PUSH(g->edges[from], (int)j);
       }
       return;
     }
@@ -168,7 +174,8 @@ static void walk_uses(Graph *g, int from, KExpr *e, int depth) {
       break;
     case K_CASE:
       walk_uses(g, from, e->body, depth + 1);
-      for (int i = 0; i < e->alts.len; i++) walk_uses(g, from, e->alts.data[i].rhs, depth + 1);
+      for (int i = 0; i < e->alts.len; i++)
+        walk_uses(g, from, e->alts.data[i].rhs, depth + 1);
       return;
     }
     depth++;
@@ -185,7 +192,8 @@ static void tarjan(Graph *g, IntVec *order, IntVec *comp_start) {
   int *stack = LZ_NEW_ARRAY(int, n + 1), sp = 0;
   int *cs_node = LZ_NEW_ARRAY(int, n + 1), *cs_edge = LZ_NEW_ARRAY(int, n + 1), csp = 0;
   int counter = 0;
-  for (int i = 0; i < n; i++) idx[i] = -1;
+  for (int i = 0; i < n; i++)
+    idx[i] = -1;
   for (int root = 0; root < n; root++) {
     if (idx[root] >= 0) continue;
     cs_node[csp] = root;
@@ -259,7 +267,7 @@ CoreExpr *fe_tc_foreign(KBind *b, TcVar *v) {
   for (int i = 0; i < arity; i++) {
     if (t->kind != CT_FUN) {
       fe_tc_error(at, "The primitive ‘%s’ takes %d argument%s, but its type ‘%s’ has only %d", name,
-               arity, arity == 1 ? "" : "s", fe_tc_type_str(sigma), i);
+                  arity, arity == 1 ? "" : "s", fe_tc_type_str(sigma), i);
       return fe_tc_hole(at);
     }
     xs[i] = fe_tc_local(lz_sym("x"), t->arg, at);
@@ -281,12 +289,15 @@ CoreExpr *fe_tc_foreign(KBind *b, TcVar *v) {
     alt->rhs = body;
     body = fe_tc_case(core_var(xs[i]), y, t, 1, alt, at);
   }
-  for (int i = arity - 1; i >= 0; i--) body = core_lam(xs[i], body);
-  for (int i = ntv - 1; i >= 0; i--) body = core_tylam(tvs[i], body);
+  for (int i = arity - 1; i >= 0; i--)
+    body = core_lam(xs[i], body);
+  for (int i = ntv - 1; i >= 0; i--)
+    body = core_tylam(tvs[i], body);
   return body;
 }
 
-/* ---- inference of a component without signatures ---------------------------------------------- */
+/* ---- inference of a component without signatures ----------------------------------------------
+ */
 
 static void emit(TcGroups *out, bool top, bool rec, int n, CoreVar **vars, CoreExpr **rhss) {
   if (top) {
@@ -297,7 +308,8 @@ static void emit(TcGroups *out, bool top, bool rec, int n, CoreVar **vars, CoreE
     return;
   }
   CoreBindGroup g = {rec, LZ_NEW_ARRAY(CoreBind, n), n};
-  for (int i = 0; i < n; i++) g.binds[i] = (CoreBind){vars[i], rhss[i]};
+  for (int i = 0; i < n; i++)
+    g.binds[i] = (CoreBind){vars[i], rhss[i]};
   LZ_PUSH(*out, g);
 }
 
@@ -334,12 +346,14 @@ static void infer_group(KBind **bs, int n, TcVar **vs, bool rec, bool top, TcGro
   TcWantedVec bag = fe_tc.wanted, res = {0};
   fe_tc.wanted = saved;
   fe_tc_simplify(&bag, &res);
-  for (int i = 0; i < n; i++) vs[i]->mono = false;
+  for (int i = 0; i < n; i++)
+    vs[i]->mono = false;
 
   /* candidate type variables: metas of the binder types deeper than lvl */
   LZ_VEC(TcMeta *) q = {0};
   TcMap inq = {0};
-  for (int i = 0; i < n; i++) fe_tc_free_metas(vs[i]->cv->type, lvl, &inq, &q);
+  for (int i = 0; i < n; i++)
+    fe_tc_free_metas(vs[i]->cv->type, lvl, &inq, &q);
 
   /* classify the residual constraints */
   TcWantedVec quant = {0}, other = {0};
@@ -354,7 +368,8 @@ static void infer_group(KBind **bs, int n, TcVar **vs, bool rec, bool top, TcGro
     if (!all_in) {
       LZ_PUSH(other, w); /* outer (deferred) or ambiguous (defaulted) */
     } else if (restricted) {
-      for (int j = 0; j < ms.len; j++) ms.data[j]->level = lvl; /* not generalised */
+      for (int j = 0; j < ms.len; j++)
+        ms.data[j]->level = lvl; /* not generalised */
       LZ_PUSH(other, w);
     } else {
       LZ_PUSH(quant, w);
@@ -395,7 +410,8 @@ static void infer_group(KBind **bs, int n, TcVar **vs, bool rec, bool top, TcGro
                             fe_tc_dict_type(w->cls, w->type), w->span));
   }
   int mark = fe_tc.givens.len;
-  for (int i = 0; i < kept.len; i++) fe_tc_push_given(ds.data[i], kept.data[i]->cls, kept.data[i]->type);
+  for (int i = 0; i < kept.len; i++)
+    fe_tc_push_given(ds.data[i], kept.data[i]->cls, kept.data[i]->type);
   TcWantedVec left = {0};
   fe_tc_simplify(&quant, &left);
   fe_tc_pop_givens(mark);
@@ -405,12 +421,15 @@ static void infer_group(KBind **bs, int n, TcVar **vs, bool rec, bool top, TcGro
   for (int i = 0; i < n; i++) {
     CoreType *mono = fe_tc_zonk(vs[i]->cv->type, false);
     CoreType *t = mono;
-    for (int j = ds.len - 1; j >= 0; j--) t = core_type_fun(ds.data[j]->type, t);
-    for (int j = tvs.len - 1; j >= 0; j--) t = core_type_forall(tvs.data[j], t);
+    for (int j = ds.len - 1; j >= 0; j--)
+      t = core_type_fun(ds.data[j]->type, t);
+    for (int j = tvs.len - 1; j >= 0; j--)
+      t = core_type_forall(tvs.data[j], t);
     CoreVar *cv = vs[i]->cv;
     if (n == 1 && ds.len && vs[i]->occs.len) {
       CoreVar *fm = fe_tc_local(cv->name, mono, cv->span);
-      for (int k = 0; k < vs[i]->occs.len; k++) vs[i]->occs.data[k]->var = fm;
+      for (int k = 0; k < vs[i]->occs.len; k++)
+        vs[i]->occs.data[k]->var = fm;
       CoreExpr *l = core_expr_new(CE_LET, rhs[i]->span);
       l->rec = true;
       l->nbinds = 1;
@@ -422,8 +441,10 @@ static void infer_group(KBind **bs, int n, TcVar **vs, bool rec, bool top, TcGro
     } else if (tvs.len || ds.len) {
       for (int k = 0; k < vs[i]->occs.len; k++) {
         CoreExpr *e = core_var(cv);
-        for (int j = 0; j < tvs.len; j++) e = core_tyapp(e, core_type_var(tvs.data[j]));
-        for (int j = 0; j < ds.len; j++) e = core_app(e, core_var(ds.data[j]));
+        for (int j = 0; j < tvs.len; j++)
+          e = core_tyapp(e, core_type_var(tvs.data[j]));
+        for (int j = 0; j < ds.len; j++)
+          e = core_app(e, core_var(ds.data[j]));
         set_occ(vs[i]->occs.data[k], e);
       }
     }
@@ -447,15 +468,19 @@ static void infer_group(KBind **bs, int n, TcVar **vs, bool rec, bool top, TcGro
       s.var_from = ds.data;
       s.var_to = myds = LZ_NEW_ARRAY(CoreVar *, ds.len + 1);
       for (int j = 0; j < ds.len; j++)
-        myds[j] = fe_tc_local(ds.data[j]->name,
-                              fe_tc_subst(ds.data[j]->type, s.ntv, s.tv_from, s.tv_to), ds.data[j]->span);
+        myds[j] =
+            fe_tc_local(ds.data[j]->name, fe_tc_subst(ds.data[j]->type, s.ntv, s.tv_from, s.tv_to),
+                        ds.data[j]->span);
       fe_tc_zonk_expr(rhs[i], &s, false);
     }
-    for (int j = ds.len - 1; j >= 0; j--) rhs[i] = core_lam(myds[j], rhs[i]);
-    for (int j = tvs.len - 1; j >= 0; j--) rhs[i] = core_tylam(mytv[j], rhs[i]);
+    for (int j = ds.len - 1; j >= 0; j--)
+      rhs[i] = core_lam(myds[j], rhs[i]);
+    for (int j = tvs.len - 1; j >= 0; j--)
+      rhs[i] = core_tylam(mytv[j], rhs[i]);
   }
   CoreVar **cvs = LZ_NEW_ARRAY(CoreVar *, n + 1);
-  for (int i = 0; i < n; i++) cvs[i] = vs[i]->cv;
+  for (int i = 0; i < n; i++)
+    cvs[i] = vs[i]->cv;
   emit(out, top, rec, n, cvs, rhs);
 }
 
@@ -508,7 +533,7 @@ void fe_tc_bind_group(KBind **binds, int n, bool top, TcGroups *out) {
         char *what = lz_fmt("the type signature for:\n    %s :: %s", v->cv->name,
                             fe_tc_type_str(v->cv->type));
         rhs = fe_tc_check_sigma(b->rhs, v->cv->type, what,
-                                 b->sig && lz_span_known(b->sig->span) ? b->sig->span : b->span);
+                                b->sig && lz_span_known(b->sig->span) ? b->sig->span : b->span);
       }
       emit(out, top, g.self[first], 1, &v->cv, &rhs);
       continue;

@@ -20,9 +20,7 @@
 
 #include "tc_internal.h"
 
-TcClass *fe_tc_class(FeName *n) {
-  return n && n->kind == N_CLASS ? n->tc : NULL;
-}
+TcClass *fe_tc_class(FeName *n) { return n && n->kind == N_CLASS ? n->tc : NULL; }
 
 TcInst *fe_tc_lookup_inst(TcClass *c, CoreTyCon *head) {
   return fe_tc_map_get(&c->inst_by_head, head);
@@ -34,13 +32,13 @@ bool fe_tc_is_superclass(TcClass *sub, TcClass *sup) {
   return false;
 }
 
-static const char *std_classes[] = {"Eq", "Ord", "Show", "Read", "Enum", "Bounded", "Ix",
-                                    "Num", "Real", "Integral", "Fractional", "Floating",
-                                    "RealFrac", "RealFloat", "Functor", "Monad",
-                                    "Applicative", "MonadPlus", "MonadFail",
-                                    "Semigroup", "Monoid", "Alternative", NULL};
-static const char *num_classes[] = {"Num", "Real", "Integral", "Fractional", "Floating",
-                                    "RealFrac", "RealFloat", NULL};
+static const char *std_classes[] = {
+    "Eq",        "Ord",       "Show",    "Read",        "Enum",        "Bounded",
+    "Ix",        "Num",       "Real",    "Integral",    "Fractional",  "Floating",
+    "RealFrac",  "RealFloat", "Functor", "Monad",       "Applicative", "MonadPlus",
+    "MonadFail", "Semigroup", "Monoid",  "Alternative", NULL};
+static const char *num_classes[] = {"Num",      "Real",     "Integral",  "Fractional",
+                                    "Floating", "RealFrac", "RealFloat", NULL};
 
 static bool in_list(const char **l, const char *s) {
   for (; *l; l++)
@@ -89,7 +87,7 @@ static void check_cycles(TcClass *c) {
     TcClass *s = c->supers[i];
     if (s->visiting == 1) {
       fe_tc_error(c->k->decl->span, "Cycle in class declaration (via superclasses):\n  %s -> %s",
-               c->name->occ, s->name->occ);
+                  c->name->occ, s->name->occ);
       c->nsupers = i; /* cut the cycle */
       break;
     }
@@ -142,14 +140,17 @@ void fe_tc_classes(KProgram *k) {
       TcClass *s = fe_tc_class(p->cls.ref);
       if (!s) continue;
       if (p->type->kind != TY_VAR || !d->tyvars.len || p->type->id.ref != d->tyvars.data[0].ref) {
-        fe_tc_error(p->span, "Illegal superclass constraint ‘%s’ (Lz superclasses constrain the class variable)",
-                 s->name->occ);
+        fe_tc_error(
+            p->span,
+            "Illegal superclass constraint ‘%s’ (Lz superclasses constrain the class variable)",
+            s->name->occ);
         continue;
       }
       c->supers[c->nsupers++] = s;
     }
   }
-  for (int i = 0; i < k->classes.len; i++) check_cycles(k->classes.data[i]->name->tc);
+  for (int i = 0; i < k->classes.len; i++)
+    check_cycles(k->classes.data[i]->name->tc);
   /* 3. fields, selectors, default method binders */
   for (int i = 0; i < k->classes.len; i++) {
     KClass *kc = k->classes.data[i];
@@ -164,25 +165,27 @@ void fe_tc_classes(KProgram *k) {
     CoreType *avar = core_type_var(c->tyvar);
     FeName *vname = kc->decl && kc->decl->tyvars.len ? kc->decl->tyvars.data[0].ref : NULL;
     for (int j = 0; j < nm; j++)
-      c->fields[j] = j < kc->sigs.len
-                         ? fe_tc_sig_type(kc->sigs.data[j], 1, &vname, &avar, &c->kparam, NULL, false)
-                         : fe_tc_meta(NULL, NULL);
+      c->fields[j] = j < kc->sigs.len ? fe_tc_sig_type(kc->sigs.data[j], 1, &vname, &avar,
+                                                       &c->kparam, NULL, false)
+                                      : fe_tc_meta(NULL, NULL);
     CoreDataCon *con = c->con;
     con->arity = c->nsupers + nm;
     con->fields = LZ_NEW_ARRAY(CoreType *, con->arity + 1);
     con->strict = LZ_NEW_ARRAY(bool, con->arity + 1);
     con->labels = LZ_NEW_ARRAY(Sym, con->arity + 1);
-    for (int j = 0; j < c->nsupers; j++) con->fields[j] = fe_tc_dict_type(c->supers[j], avar);
-    for (int j = 0; j < nm; j++) con->fields[c->nsupers + j] = c->fields[j];
+    for (int j = 0; j < c->nsupers; j++)
+      con->fields[j] = fe_tc_dict_type(c->supers[j], avar);
+    for (int j = 0; j < nm; j++)
+      con->fields[c->nsupers + j] = c->fields[j];
     c->super_sels = LZ_NEW_ARRAY(CoreVar *, c->nsupers + 1);
     for (int j = 0; j < c->nsupers; j++) {
-      CoreExpr *rhs = selector(c, j, &c->super_sels[j],
-                               lz_sym(lz_fmt("$p%d%s", j + 1, c->name->occ)), at);
+      CoreExpr *rhs =
+          selector(c, j, &c->super_sels[j], lz_sym(lz_fmt("$p%d%s", j + 1, c->name->occ)), at);
       push_top(c->super_sels[j], rhs);
     }
     for (int j = 0; j < nm; j++) {
-      CoreExpr *rhs = selector(c, c->nsupers + j, &c->sels[j], c->methods[j]->occ,
-                               c->methods[j]->def);
+      CoreExpr *rhs =
+          selector(c, c->nsupers + j, &c->sels[j], c->methods[j]->occ, c->methods[j]->def);
       push_top(c->sels[j], rhs);
       TcVar *v = LZ_NEW(TcVar);
       v->cv = c->sels[j];
@@ -194,10 +197,11 @@ void fe_tc_classes(KProgram *k) {
         if (c->methods[m] == b->name) {
           CoreTyVar *a = core_tyvar_new(c->tyvar->name, c->tyvar->kind);
           CoreType *at_ = core_type_var(a);
-          CoreType *ty = core_type_forall(
-              a, core_type_fun(fe_tc_dict_type(c, at_), fe_tc_subst(c->fields[m], 1, &c->tyvar, &at_)));
-          c->defaults[m] = fe_tc_global(lz_sym(lz_fmt("$dm%s", b->name->occ)), ty,
-                                        c->name->module, b->span);
+          CoreType *ty =
+              core_type_forall(a, core_type_fun(fe_tc_dict_type(c, at_),
+                                                fe_tc_subst(c->fields[m], 1, &c->tyvar, &at_)));
+          c->defaults[m] =
+              fe_tc_global(lz_sym(lz_fmt("$dm%s", b->name->occ)), ty, c->name->module, b->span);
         }
     }
   }
@@ -234,17 +238,21 @@ void fe_tc_instance_heads(KProgram *k) {
       /* GHC reports a duplicate at the earlier of the two declarations in the source
        * (a derived instance is processed last but its deriving clause may come first). */
       LzSpan at = old->span;
-      if (in->span.line < at.line || (in->span.line == at.line && in->span.col < at.col)) at = in->span;
-      fe_tc_error(at, "Duplicate instance declarations:\n  instance %s\n    -- Defined at %s\n  instance %s\n    -- Defined at %s",
-               fe_tc_pred_str(c, old->head_type), lz_span_ghc(old->span),
-               fe_tc_pred_str(c, in->head_type), lz_span_ghc(in->span));
+      if (in->span.line < at.line || (in->span.line == at.line && in->span.col < at.col))
+        at = in->span;
+      fe_tc_error(at,
+                  "Duplicate instance declarations:\n  instance %s\n    -- Defined at %s\n  "
+                  "instance %s\n    -- Defined at %s",
+                  fe_tc_pred_str(c, old->head_type), lz_span_ghc(old->span),
+                  fe_tc_pred_str(c, in->head_type), lz_span_ghc(in->span));
       continue;
     }
     fe_tc_map_put(&c->inst_by_head, in->head, in);
     CoreType *ty = fe_tc_dict_type(c, in->head_type);
     for (int j = in->nctx - 1; j >= 0; j--)
       ty = core_type_fun(fe_tc_dict_type(in->ctx_cls[j], in->ctx_types[j]), ty);
-    for (int j = in->ntvs - 1; j >= 0; j--) ty = core_type_forall(in->tvs[j], ty);
+    for (int j = in->ntvs - 1; j >= 0; j--)
+      ty = core_type_forall(in->tvs[j], ty);
     in->dfun = fe_tc_global(lz_sym(lz_fmt("$f%s%s", c->name->occ, tycon_tag(in->head))), ty,
                             fe_tc_module_of(ki->span), ki->span);
     LZ_PUSH(fe_tc.insts, in);
@@ -263,10 +271,11 @@ static CoreExpr *missing_method(TcInst *in, int m, CoreType *field) {
     const char *msg = lz_fmt("%s: No instance nor default method for class operation %s",
                              lz_span_ghc(in->span), in->cls->methods[m]->occ);
     CoreExpr *s = fe_tc_string_expr(msg, strlen(msg), in->span);
-    fe_tc_unify(ety, core_type_fun(core_type_app(core_type_con(core_list_tycon()),
-                                                 core_type_con(fe_tc.char_tc)),
-                                   rho),
-                in->span);
+    fe_tc_unify(
+        ety,
+        core_type_fun(core_type_app(core_type_con(core_list_tycon()), core_type_con(fe_tc.char_tc)),
+                      rho),
+        in->span);
     body = core_app(f, s);
   } else { /* no `error` in this program: let x = x in x */
     CoreVar *x = fe_tc_local(lz_sym("loop"), rho, in->span);
@@ -294,7 +303,8 @@ static void instance_body(TcInst *in) {
     for (int x = 0; x < c->nmethods; x++)
       if (c->methods[x] == b->name) m = x;
     if (m < 0) {
-      fe_tc_error(b->span, "‘%s’ is not a (visible) method of class ‘%s’", b->name->occ, c->name->occ);
+      fe_tc_error(b->span, "‘%s’ is not a (visible) method of class ‘%s’", b->name->occ,
+                  c->name->occ);
       continue;
     }
     if (impl[m]) {
@@ -304,7 +314,8 @@ static void instance_body(TcInst *in) {
     CoreType *ty = fe_tc_subst(c->fields[m], 1, &c->tyvar, &head);
     for (int x = in->nctx - 1; x >= 0; x--)
       ty = core_type_fun(fe_tc_dict_type(in->ctx_cls[x], in->ctx_types[x]), ty);
-    for (int x = in->ntvs - 1; x >= 0; x--) ty = core_type_forall(in->tvs[x], ty);
+    for (int x = in->ntvs - 1; x >= 0; x--)
+      ty = core_type_forall(in->tvs[x], ty);
     impl[m] = fe_tc_global(lz_sym(lz_fmt("$c%s", b->name->occ)), ty, fe_tc.module, b->span);
     char *what = lz_fmt("the instance declaration for ‘%s’", fe_tc_pred_str(c, head));
     CoreExpr *rhs = fe_tc_check_sigma(b->rhs, ty, what, b->span);
@@ -325,18 +336,22 @@ static void instance_body(TcInst *in) {
   int nf = c->con->arity;
   CoreExpr **fields = LZ_NEW_ARRAY(CoreExpr *, nf + 1);
   for (int j = 0; j < c->nsupers; j++)
-    fields[j] = fe_tc_want(c->supers[j], head, in->span, "the superclasses of an instance declaration");
+    fields[j] =
+        fe_tc_want(c->supers[j], head, in->span, "the superclasses of an instance declaration");
   for (int m = 0; m < c->nmethods; m++) {
     CoreExpr *e;
     if (impl[m]) {
       e = core_var(impl[m]);
-      for (int x = 0; x < in->ntvs; x++) e = core_tyapp(e, core_type_var(in->tvs[x]));
-      for (int x = 0; x < in->nctx; x++) e = core_app(e, core_var(ds[x]));
+      for (int x = 0; x < in->ntvs; x++)
+        e = core_tyapp(e, core_type_var(in->tvs[x]));
+      for (int x = 0; x < in->nctx; x++)
+        e = core_app(e, core_var(ds[x]));
     } else if (c->defaults[m]) {
       e = core_app(core_tyapp(core_var(c->defaults[m]), head), core_var(self));
     } else {
       if (!ki->derived)
-        lz_warning(in->span, "No explicit implementation for\n  ‘%s’\nIn the instance declaration for ‘%s’",
+        lz_warning(in->span,
+                   "No explicit implementation for\n  ‘%s’\nIn the instance declaration for ‘%s’",
                    c->methods[m]->occ, fe_tc_pred_str(c, head));
       e = missing_method(in, m, fe_tc_subst(c->fields[m], 1, &c->tyvar, &head));
     }
@@ -344,7 +359,8 @@ static void instance_body(TcInst *in) {
   }
   TcWantedVec residual = {0};
   fe_tc_simplify(&fe_tc.wanted, &residual);
-  for (int j = 0; j < residual.len; j++) fe_tc_report_ambiguous(residual.data[j]);
+  for (int j = 0; j < residual.len; j++)
+    fe_tc_report_ambiguous(residual.data[j]);
   fe_tc.wanted = saved;
   fe_tc_pop_givens(mark);
   CoreExpr *con = fe_tc_con_expr(c->con, &head, fields, in->span);
@@ -356,8 +372,10 @@ static void instance_body(TcInst *in) {
   let->binds[0].rhs = con;
   let->body = core_var(self);
   CoreExpr *rhs = let;
-  for (int x = in->nctx - 1; x >= 0; x--) rhs = core_lam(ds[x], rhs);
-  for (int x = in->ntvs - 1; x >= 0; x--) rhs = core_tylam(in->tvs[x], rhs);
+  for (int x = in->nctx - 1; x >= 0; x--)
+    rhs = core_lam(ds[x], rhs);
+  for (int x = in->ntvs - 1; x >= 0; x--)
+    rhs = core_tylam(in->tvs[x], rhs);
   push_top(in->dfun, rhs);
 }
 

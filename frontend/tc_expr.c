@@ -66,10 +66,12 @@ CoreExpr *fe_tc_con_expr(CoreDataCon *con, CoreType **tyargs, CoreExpr **args, L
   e->con = con;
   e->ntyargs = tc->arity;
   e->tyargs = LZ_NEW_ARRAY(CoreType *, tc->arity + 1);
-  for (int i = 0; i < tc->arity; i++) e->tyargs[i] = tyargs[i];
+  for (int i = 0; i < tc->arity; i++)
+    e->tyargs[i] = tyargs[i];
   e->nargs = con->arity;
   e->args = LZ_NEW_ARRAY(CoreExpr *, con->arity + 1);
-  for (int i = 0; i < con->arity; i++) e->args[i] = args[i];
+  for (int i = 0; i < con->arity; i++)
+    e->args[i] = args[i];
   CoreExpr *out = e;
   for (int i = con->arity - 1; i >= 0; i--) {
     if (!con->strict[i] || args[i]->kind == CE_LIT) continue;
@@ -89,7 +91,8 @@ CoreExpr *fe_tc_string_expr(const char *s, size_t len, LzSpan at) {
   bool plain = true;
   for (size_t i = 0; i < len; i++)
     if ((unsigned char)s[i] >= 0x80 || s[i] == 0) plain = false;
-  FeName *fn = !plain && fe_tc.unpack_cstring_utf8 ? fe_tc.unpack_cstring_utf8 : fe_tc.unpack_cstring;
+  FeName *fn =
+      !plain && fe_tc.unpack_cstring_utf8 ? fe_tc.unpack_cstring_utf8 : fe_tc.unpack_cstring;
   TcVar *v = fe_tc_var(fn);
   CoreExpr *lit = core_expr_new(CE_LIT, at);
   lit->lit.kind = CL_STRING;
@@ -118,9 +121,7 @@ CoreExpr *fe_tc_string_expr(const char *s, size_t len, LzSpan at) {
 
 /* ---- literals --------------------------------------------------------------------------- */
 
-static CoreType *list_of(CoreType *t) {
-  return fe_tc_con_app(core_list_tycon(), 1, &t);
-}
+static CoreType *list_of(CoreType *t) { return fe_tc_con_app(core_list_tycon(), 1, &t); }
 
 static CoreType *prim_type(CoreTyCon *tc, LzSpan at, const char *what) {
   if (!tc) {
@@ -149,7 +150,8 @@ static CoreExpr *overloaded(FeName *fn, CoreExpr *arg, CoreType *arg_ty, CoreTyp
                             FeLit *lit, LzSpan at, const char *origin) {
   TcVar *v = fe_tc_var(fn);
   if (!v || !v->cv) {
-    fe_tc_error(at, "internal: %s is not available (is Lz.Base loaded?)", fn ? fn->occ : "fromInteger");
+    fe_tc_error(at, "internal: %s is not available (is Lz.Base loaded?)",
+                fn ? fn->occ : "fromInteger");
     return fe_tc_hole(at);
   }
   CoreType *rho;
@@ -188,22 +190,26 @@ static CoreExpr *literal(KExpr *e, CoreType *exp) {
     if (e10 >= 0) {
       num = lz_alloc(strlen(m) + (size_t)e10 + 1);
       strcpy(num, m);
-      for (int i = 0; i < e10; i++) strcat(num, "0");
+      for (int i = 0; i < e10; i++)
+        strcat(num, "0");
       den = lz_strdup("1");
     } else {
       num = lz_strdup(m);
       int k = -e10;
       den = lz_alloc((size_t)k + 2);
       den[0] = '1';
-      for (int i = 0; i < k; i++) den[i + 1] = '0';
+      for (int i = 0; i < k; i++)
+        den[i + 1] = '0';
       den[k + 1] = 0;
       /* divide both by 2 and 5 while possible (gcd(n, 10^k) = 2^i 5^j) */
       for (int p = 2; p <= 5; p += 3)
         for (;;) {
           size_t nl = strlen(num), dl = strlen(den);
           int rn = 0, rd = 0;
-          for (size_t i = 0; i < nl; i++) rn = (rn * 10 + (num[i] - '0')) % p;
-          for (size_t i = 0; i < dl; i++) rd = (rd * 10 + (den[i] - '0')) % p;
+          for (size_t i = 0; i < nl; i++)
+            rn = (rn * 10 + (num[i] - '0')) % p;
+          for (size_t i = 0; i < dl; i++)
+            rd = (rd * 10 + (den[i] - '0')) % p;
           if (rn || rd || !strcmp(den, "1")) break;
           char *bufs[2] = {num, den};
           for (int b = 0; b < 2; b++) {
@@ -221,10 +227,12 @@ static CoreExpr *literal(KExpr *e, CoreType *exp) {
           }
         }
     }
-    while (num[0] == '0' && num[1]) num++;
+    while (num[0] == '0' && num[1])
+      num++;
     bool nfits = strlen(num) < 19, dfits = strlen(den) < 19;
-    CoreExpr *args[2] = {integer_lit(num, l->negative, nfits ? strtoll(num, NULL, 10) : 0, nfits, at),
-                         integer_lit(den, false, dfits ? strtoll(den, NULL, 10) : 0, dfits, at)};
+    CoreExpr *args[2] = {
+        integer_lit(num, l->negative, nfits ? strtoll(num, NULL, 10) : 0, nfits, at),
+        integer_lit(den, false, dfits ? strtoll(den, NULL, 10) : 0, dfits, at)};
     CoreType *it = core_type_con(fe_tc.integer_tc);
     CoreExpr *r = fe_tc_con_expr(fe_tc.ratio_con, &it, args, at);
     const char *origin = lz_fmt("the literal ‘%s’", l->mantissa ? l->mantissa : "");
@@ -305,14 +313,17 @@ static CoreExpr *con_app(KExpr *head, TcVar *v, KExpr **args, KExpr **apps, int 
   CoreDataCon *con = v->con;
   CoreTyCon *tc = con->tycon;
   CoreType **tyargs = LZ_NEW_ARRAY(CoreType *, tc->arity + 1);
-  for (int i = 0; i < tc->arity; i++) tyargs[i] = fe_tc_meta(tc->params[i]->kind, tc->params[i]->name);
+  for (int i = 0; i < tc->arity; i++)
+    tyargs[i] = fe_tc_meta(tc->params[i]->kind, tc->params[i]->name);
   int ar = con->arity;
   CoreType **fields = LZ_NEW_ARRAY(CoreType *, ar + 1);
-  for (int i = 0; i < ar; i++) fields[i] = fe_tc_subst(con->fields[i], tc->arity, tc->params, tyargs);
+  for (int i = 0; i < ar; i++)
+    fields[i] = fe_tc_subst(con->fields[i], tc->arity, tc->params, tyargs);
   CoreType *res = fe_tc_con_app(tc, tc->arity, tyargs);
   int given = nargs < ar ? nargs : ar;
   CoreExpr **cargs = LZ_NEW_ARRAY(CoreExpr *, ar + 1);
-  for (int i = 0; i < given; i++) cargs[i] = fe_tc_expr(args[i], fields[i]);
+  for (int i = 0; i < given; i++)
+    cargs[i] = fe_tc_expr(args[i], fields[i]);
   CoreExpr *core;
   CoreType *ty = res;
   if (given == ar) {
@@ -400,9 +411,18 @@ static CoreExpr *app_expr(KExpr *e, CoreType *exp) {
 static CoreLit core_lit_of(FeLit *l) {
   CoreLit c = {0};
   switch (l->kind) {
-  case L_PRIM_INT: c.kind = CL_INT; c.i = l->negative ? -l->i : l->i; break;
-  case L_PRIM_CHAR: c.kind = CL_CHAR; c.i = l->ch; break;
-  case L_PRIM_DOUBLE: c.kind = CL_DOUBLE; c.d = l->negative ? -l->d : l->d; break;
+  case L_PRIM_INT:
+    c.kind = CL_INT;
+    c.i = l->negative ? -l->i : l->i;
+    break;
+  case L_PRIM_CHAR:
+    c.kind = CL_CHAR;
+    c.i = l->ch;
+    break;
+  case L_PRIM_DOUBLE:
+    c.kind = CL_DOUBLE;
+    c.d = l->negative ? -l->d : l->d;
+    break;
   default: c.kind = CL_INT; break;
   }
   return c;
@@ -448,19 +468,22 @@ static CoreExpr *case_expr(KExpr *e, CoreType *exp) {
       if (tc && con->tycon != tc) {
         CoreTyCon *t2 = con->tycon;
         CoreType **as = LZ_NEW_ARRAY(CoreType *, t2->arity + 1);
-        for (int j = 0; j < t2->arity; j++) as[j] = fe_tc_meta(t2->params[j]->kind, t2->params[j]->name);
+        for (int j = 0; j < t2->arity; j++)
+          as[j] = fe_tc_meta(t2->params[j]->kind, t2->params[j]->name);
         fe_tc_unify(st, fe_tc_con_app(t2, t2->arity, as), a->span);
         continue;
       }
       if (!tc) {
         tc = con->tycon;
         tyargs = LZ_NEW_ARRAY(CoreType *, tc->arity + 1);
-        for (int j = 0; j < tc->arity; j++) tyargs[j] = fe_tc_meta(tc->params[j]->kind, tc->params[j]->name);
+        for (int j = 0; j < tc->arity; j++)
+          tyargs[j] = fe_tc_meta(tc->params[j]->kind, tc->params[j]->name);
         fe_tc_unify(st, fe_tc_con_app(tc, tc->arity, tyargs), a->span);
       }
       if (a->vars.len != con->arity) {
-        fe_tc_error(a->span, "The constructor ‘%s’ should have %d argument%s, but has been given %d",
-                 con->name, con->arity, con->arity == 1 ? "" : "s", a->vars.len);
+        fe_tc_error(a->span,
+                    "The constructor ‘%s’ should have %d argument%s, but has been given %d",
+                    con->name, con->arity, con->arity == 1 ? "" : "s", a->vars.len);
         continue;
       }
       ca->kind = ALT_CON;
@@ -482,10 +505,10 @@ static CoreExpr *case_expr(KExpr *e, CoreType *exp) {
       break;
     }
     case KA_LIT: {
-      CoreTyCon *pt = a->lit.kind == L_PRIM_INT ? fe_tc.int_prim
-                      : a->lit.kind == L_PRIM_CHAR ? fe_tc.char_prim
+      CoreTyCon *pt = a->lit.kind == L_PRIM_INT      ? fe_tc.int_prim
+                      : a->lit.kind == L_PRIM_CHAR   ? fe_tc.char_prim
                       : a->lit.kind == L_PRIM_DOUBLE ? fe_tc.double_prim
-                                                    : NULL;
+                                                     : NULL;
       if (!pt) {
         fe_tc_error(a->span, "internal: unsupported literal pattern");
         continue;
@@ -556,8 +579,8 @@ static CoreExpr *expr(KExpr *e, CoreType *exp) {
     CoreExpr *poly = fe_tc_check_sigma(e->body, sigma, "an expression type signature", e->span);
     CoreVar *tmp = fe_tc_local(lz_sym("annot"), sigma, e->span);
     CoreType *rho;
-    CoreExpr *inst = fe_tc_instantiate(core_var(tmp), sigma, &rho, e->span,
-                                       "an expression type signature");
+    CoreExpr *inst =
+        fe_tc_instantiate(core_var(tmp), sigma, &rho, e->span, "an expression type signature");
     fe_tc_unify(exp, rho, e->span);
     return let1(tmp, poly, inst, e->span);
   }

@@ -40,10 +40,10 @@ void fe_tc_map_put(TcMap *m, const void *key, void *val);
 /* ---- meta variables ------------------------------------------------------------ */
 
 typedef struct TcMeta {
-  CoreTyVar tv;   /* must be first: a CT_VAR's var points here; tv.uniq < 0 */
-  CoreType *ref;  /* the solution, or NULL */
+  CoreTyVar tv;  /* must be first: a CT_VAR's var points here; tv.uniq < 0 */
+  CoreType *ref; /* the solution, or NULL */
   int level;
-  int print_id;   /* -1 until printed in a message (then a0, a1, ...) */
+  int print_id; /* -1 until printed in a message (then a0, a1, ...) */
 } TcMeta;
 
 /* ---- kinds during kind inference --------------------------------------------------- */
@@ -62,10 +62,10 @@ typedef struct TcInst TcInst;
 
 /* A value-level entity (FeName.tc of an N_VAR or N_CON name). */
 typedef struct TcVar {
-  CoreVar *cv;            /* the Core binder; cv->type is its (possibly polymorphic) type */
-  CoreDataCon *con;       /* data constructors: the constructor (cv is NULL) */
+  CoreVar *cv;      /* the Core binder; cv->type is its (possibly polymorphic) type */
+  CoreDataCon *con; /* data constructors: the constructor (cv is NULL) */
   bool newtype_con;
-  bool mono;              /* its binding group is being inferred: occurrences recorded */
+  bool mono; /* its binding group is being inferred: occurrences recorded */
   LZ_VEC(CoreExpr *) occs;
   bool is_foreign;
 } TcVar;
@@ -73,15 +73,15 @@ typedef struct TcVar {
 /* A type constructor or type synonym (FeName.tc of an N_TYCON name). */
 typedef struct TcTyCon {
   FeName *name;
-  CoreTyCon *tc;          /* NULL for synonyms */
+  CoreTyCon *tc; /* NULL for synonyms */
   FeDecl *decl;
   int arity;
-  TcKind **pkinds;        /* parameter kinds during kind inference */
-  TcKind *kind;           /* full kind during kind inference */
-  CoreKind *ckind;        /* after kind inference */
+  TcKind **pkinds; /* parameter kinds during kind inference */
+  TcKind *kind;    /* full kind during kind inference */
+  CoreKind *ckind; /* after kind inference */
   /* synonyms */
   bool is_syn;
-  int syn_state;          /* 0 not converted, 1 converting (cycle check), 2 done */
+  int syn_state; /* 0 not converted, 1 converting (cycle check), 2 done */
   CoreTyVar **syn_params;
   CoreType *syn_rhs;
 } TcTyCon;
@@ -89,34 +89,34 @@ typedef struct TcTyCon {
 struct TcClass {
   FeName *name;
   KClass *k;
-  CoreTyCon *tycon;        /* dictionary type */
-  CoreDataCon *con;        /* dictionary constructor C:Name */
-  CoreTyVar *tyvar;        /* the class variable (tycon->params[0]) */
+  CoreTyCon *tycon; /* dictionary type */
+  CoreDataCon *con; /* dictionary constructor C:Name */
+  CoreTyVar *tyvar; /* the class variable (tycon->params[0]) */
   TcKind *kparam;
   int nsupers;
   TcClass **supers;
-  CoreVar **super_sels;    /* $p1C :: forall a. C a -> S a */
+  CoreVar **super_sels; /* $p1C :: forall a. C a -> S a */
   int nmethods;
   FeName **methods;
-  CoreType **fields;       /* method field types (over tyvar; may be forall types) */
-  CoreVar **sels;          /* method selectors */
-  CoreVar **defaults;      /* $dm functions or NULL */
-  bool standard, numeric;  /* for defaulting (Haskell 2010 §4.3.4) */
-  TcMap inst_by_head;      /* head CoreTyCon* -> TcInst* */
-  int visiting;            /* superclass cycle detection */
+  CoreType **fields;      /* method field types (over tyvar; may be forall types) */
+  CoreVar **sels;         /* method selectors */
+  CoreVar **defaults;     /* $dm functions or NULL */
+  bool standard, numeric; /* for defaulting (Haskell 2010 §4.3.4) */
+  TcMap inst_by_head;     /* head CoreTyCon* -> TcInst* */
+  int visiting;           /* superclass cycle detection */
 };
 
 struct TcInst {
   TcClass *cls;
   KInstance *k;
-  CoreTyCon *head;         /* head type constructor */
+  CoreTyCon *head; /* head type constructor */
   int ntvs;
-  CoreTyVar **tvs;         /* instance type variables, in head order */
-  CoreType *head_type;     /* T a1 .. an */
+  CoreTyVar **tvs;     /* instance type variables, in head order */
+  CoreType *head_type; /* T a1 .. an */
   int nctx;
   TcClass **ctx_cls;
   CoreType **ctx_types;
-  CoreVar *dfun;           /* $fCT :: forall tvs. ctx -> C (T tvs) */
+  CoreVar *dfun; /* $fCT :: forall tvs. ctx -> C (T tvs) */
   LzSpan span;
 };
 
@@ -125,17 +125,17 @@ struct TcInst {
 typedef struct TcWanted {
   TcClass *cls;
   CoreType *type;
-  CoreExpr *hole;          /* overwritten with the evidence */
+  CoreExpr *hole; /* overwritten with the evidence */
   LzSpan span;
-  const char *origin;      /* "a use of ‘show’" */
+  const char *origin; /* "a use of ‘show’" */
 } TcWanted;
 
 /* A given constraint (a dictionary in scope): a parameter, or a superclass of one. */
 typedef struct TcGiven {
   TcClass *cls;
   CoreType *type;
-  CoreVar *var;            /* base dictionary, or NULL */
-  struct TcGiven *parent;  /* superclass `super` of parent */
+  CoreVar *var;           /* base dictionary, or NULL */
+  struct TcGiven *parent; /* superclass `super` of parent */
   int super;
 } TcGiven;
 
@@ -143,7 +143,7 @@ typedef LZ_VEC(TcWanted *) TcWantedVec;
 
 /* overloaded literal to specialise after solving */
 typedef struct TcLitFix {
-  CoreExpr *node;          /* `fromInteger @t d lit` / `fromRational @t d r` */
+  CoreExpr *node; /* `fromInteger @t d lit` / `fromRational @t d r` */
   CoreType *type;
   FeLit lit;
 } TcLitFix;
@@ -158,36 +158,36 @@ typedef struct TcError {
 
 typedef struct TcState {
   KProgram *k;
-  CoreProgram *prog;       /* the output (primop_types filled as foreign imports are seen) */
-  Sym *file_module;        /* source file id -> module name */
+  CoreProgram *prog; /* the output (primop_types filled as foreign imports are seen) */
+  Sym *file_module;  /* source file id -> module name */
   int nfile_module;
   const FeOptions *opts;
   int level;
-  int depth;               /* expression nesting (recursion guard) */
-  TcWantedVec wanted;      /* wanted constraints of the current group */
+  int depth;          /* expression nesting (recursion guard) */
+  TcWantedVec wanted; /* wanted constraints of the current group */
   LZ_VEC(TcGiven *) givens;
-  LZ_VEC(CoreBind) top;    /* all top-level Core bindings */
+  LZ_VEC(CoreBind) top; /* all top-level Core bindings */
   LZ_VEC(TcLitFix) lits;
   LZ_VEC(CoreTyCon *) tycons;
   LZ_VEC(TcInst *) insts;
-  TcMap inst_map;          /* (class, head tycon) -> TcInst */
-  TcMap skolems;           /* CoreTyVar* -> TcSkolem* */
-  TcMap dict_cache;        /* closed dictionary type string -> CoreVar */
-  TcMap used_tycons;       /* CoreTyCon* -> (void*)1 */
-  TcMap class_of;          /* dictionary CoreTyCon* -> TcClass* */
-  Sym module;              /* module of the binding being checked */
-  int meta_uniq;           /* counts down from -1 */
+  TcMap inst_map;    /* (class, head tycon) -> TcInst */
+  TcMap skolems;     /* CoreTyVar* -> TcSkolem* */
+  TcMap dict_cache;  /* closed dictionary type string -> CoreVar */
+  TcMap used_tycons; /* CoreTyCon* -> (void*)1 */
+  TcMap class_of;    /* dictionary CoreTyCon* -> TcClass* */
+  Sym module;        /* module of the binding being checked */
+  int meta_uniq;     /* counts down from -1 */
   int print_id;
-  bool stop;               /* too many errors: stop checking */
+  bool stop; /* too many errors: stop checking */
   int nerrors;
   LZ_VEC(struct TcError) errors;
-  int *file_rank;          /* source file id -> position of its module in k->modules */
+  int *file_rank; /* source file id -> position of its module in k->modules */
   /* wired-in entities */
   CoreTyCon *int_tc, *integer_tc, *double_tc, *char_tc, *io_tc, *ratio_tc;
   CoreTyCon *int_prim, *double_prim, *char_prim, *addr_prim;
   CoreDataCon *int_con, *double_con, *char_con, *ratio_con;
   FeName *from_integer, *from_rational, *unpack_cstring, *unpack_cstring_utf8, *error_fn;
-  CoreTyCon *arrow_tc;     /* (->), only for partial applications like ((->) r) */
+  CoreTyCon *arrow_tc;         /* (->), only for partial applications like ((->) r) */
   LZ_VEC(CoreType *) defaults; /* default (Integer, Double) */
   LZ_VEC(CoreTyCon *) any_tcs; /* Any of each kind arity (for unconstrained metas) */
 } TcState;
@@ -200,7 +200,7 @@ CoreType *fe_tc_meta(CoreKind *k, Sym hint);
 TcMeta *fe_tc_as_meta(CoreType *t); /* NULL unless an unsolved meta (after pruning) */
 CoreType *fe_tc_prune(CoreType *t);
 CoreTyVar *fe_tc_skolem(Sym name, CoreKind *k, const char *origin, LzSpan at);
-CoreType *fe_tc_app(CoreType *f, CoreType *a);          /* normalises ((->) a) b */
+CoreType *fe_tc_app(CoreType *f, CoreType *a); /* normalises ((->) a) b */
 CoreType *fe_tc_con_app(CoreTyCon *tc, int n, CoreType **args);
 CoreType *fe_tc_subst(CoreType *t, int n, CoreTyVar **vars, CoreType **tys);
 bool fe_tc_type_eq(CoreType *a, CoreType *b);
@@ -222,9 +222,9 @@ void fe_tc_note_tycon(CoreTyCon *tc);
 
 /* ---- tc_kinds.c: kinds, type declarations, signatures --------------------------------- */
 
-void fe_tc_kinds(KProgram *k);                 /* kind inference + CoreTyCons */
-TcTyCon *fe_tc_tycon(FeName *n);                /* builtins created on demand */
-TcVar *fe_tc_var(FeName *n);                    /* builtin constructors on demand */
+void fe_tc_kinds(KProgram *k);   /* kind inference + CoreTyCons */
+TcTyCon *fe_tc_tycon(FeName *n); /* builtins created on demand */
+TcVar *fe_tc_var(FeName *n);     /* builtin constructors on demand */
 /* A signature as a Core sigma type: forall (new tvs). ctx => type. `bound` are type
  * variables already in scope (a class variable), with their Core types. */
 CoreType *fe_tc_sig_type(FeQualType *q, int nbound, FeName **bound, CoreType **bound_ty,
@@ -242,7 +242,7 @@ bool fe_tc_kunify(TcKind *a, TcKind *b);
 typedef struct TcKEnv {
   LZ_VEC(FeName *) names;
   LZ_VEC(TcKind *) kinds;
-  bool implicit;          /* unknown type variables are bound implicitly */
+  bool implicit; /* unknown type variables are bound implicitly */
 } TcKEnv;
 TcKind *fe_tc_kind_infer(FeType *t, TcKEnv *env);
 void fe_tc_kind_check(FeType *t, TcKEnv *env, TcKind *expect);
@@ -251,7 +251,7 @@ char *fe_tc_kind_str(TcKind *k);
 /* ---- tc_classes.c: classes and instances --------------------------------------------- */
 
 TcClass *fe_tc_class(FeName *n);
-void fe_tc_classes(KProgram *k);      /* dictionary types, selectors (after kinds) */
+void fe_tc_classes(KProgram *k); /* dictionary types, selectors (after kinds) */
 void fe_tc_instance_heads(KProgram *k);
 void fe_tc_instance_bodies(KProgram *k); /* methods, default methods, dictionaries */
 TcInst *fe_tc_lookup_inst(TcClass *c, CoreTyCon *head);
@@ -278,8 +278,8 @@ CoreExpr *fe_tc_instantiate(CoreExpr *e, CoreType *t, CoreType **rho, LzSpan at,
 CoreExpr *fe_tc_expr(KExpr *e, CoreType *expected);
 CoreExpr *fe_tc_hole(LzSpan at);
 CoreExpr *fe_tc_eval_then(CoreExpr *e, CoreType *ty, CoreVar **bound); /* case e of b */
-CoreExpr *fe_tc_case(CoreExpr *scrut, CoreVar *binder, CoreType *ty, int nalts,
-                     CoreAlt *alts, LzSpan at);
+CoreExpr *fe_tc_case(CoreExpr *scrut, CoreVar *binder, CoreType *ty, int nalts, CoreAlt *alts,
+                     LzSpan at);
 CoreExpr *fe_tc_con_expr(CoreDataCon *con, CoreType **tyargs, CoreExpr **args, LzSpan at);
 CoreVar *fe_tc_local(Sym name, CoreType *t, LzSpan at);
 const char *fe_tc_occ_str(FeName *n);
@@ -298,8 +298,8 @@ CoreExpr *fe_tc_wrap_lets(TcGroups *groups, CoreExpr *body);
 /* Skolemisation of a sigma type: its type variables become fresh rigid variables and
  * its dictionary arguments fresh variables (pushed as givens by the caller). */
 typedef struct TcBinder {
-  CoreTyVar *tv;     /* a type binder, or */
-  CoreVar *dict;     /* a dictionary binder */
+  CoreTyVar *tv; /* a type binder, or */
+  CoreVar *dict; /* a dictionary binder */
   TcClass *cls;
   CoreType *pred;
 } TcBinder;

@@ -39,7 +39,8 @@ static TcKind *karrow(TcKind *a, TcKind *r) {
 }
 
 static TcKind *kprune(TcKind *k) {
-  while (k->tag == TK_VAR && k->ref) k = k->ref;
+  while (k->tag == TK_VAR && k->ref)
+    k = k->ref;
   return k;
 }
 
@@ -103,12 +104,16 @@ static TcKind *kind_from_core(CoreKind *k) {
 static TcTyCon *builtin_tycon(FeName *n) {
   CoreTyCon *tc = NULL;
   Sym o = n->occ;
-  if (!strcmp(o, "[]")) tc = core_list_tycon();
-  else if (!strcmp(o, "()")) tc = core_unit_tycon();
-  else if (!strcmp(o, "->")) tc = fe_tc.arrow_tc;
+  if (!strcmp(o, "[]"))
+    tc = core_list_tycon();
+  else if (!strcmp(o, "()"))
+    tc = core_unit_tycon();
+  else if (!strcmp(o, "->"))
+    tc = fe_tc.arrow_tc;
   else if (o[0] == '(' && o[1] == ',') {
     int k = 1;
-    while (o[k] == ',') k++;
+    while (o[k] == ',')
+      k++;
     tc = core_tuple_tycon(k);
   }
   if (!tc) return NULL;
@@ -119,7 +124,8 @@ static TcTyCon *builtin_tycon(FeName *n) {
   t->ckind = tc->kind;
   t->kind = kind_from_core(tc->kind);
   t->pkinds = LZ_NEW_ARRAY(TcKind *, tc->arity + 1);
-  for (int i = 0; i < tc->arity; i++) t->pkinds[i] = &k_star;
+  for (int i = 0; i < tc->arity; i++)
+    t->pkinds[i] = &k_star;
   n->tc = t;
   return t;
 }
@@ -137,11 +143,14 @@ TcVar *fe_tc_var(FeName *n) {
   if (n->kind != N_CON || n->module) return NULL;
   CoreTyCon *tc = NULL;
   Sym o = n->occ;
-  if (!strcmp(o, "[]") || !strcmp(o, ":")) tc = core_list_tycon();
-  else if (!strcmp(o, "()")) tc = core_unit_tycon();
+  if (!strcmp(o, "[]") || !strcmp(o, ":"))
+    tc = core_list_tycon();
+  else if (!strcmp(o, "()"))
+    tc = core_unit_tycon();
   else if (o[0] == '(' && o[1] == ',') {
     int k = 1;
-    while (o[k] == ',') k++;
+    while (o[k] == ',')
+      k++;
     tc = core_tuple_tycon(k);
   }
   if (!tc) return NULL;
@@ -268,14 +277,15 @@ void fe_tc_kind_check(FeType *t, TcKEnv *env, TcKind *expect) {
   if (e->tag == TK_STAR && kk->tag == TK_ARROW) {
     /* GHC names the head of the type in this message */
     FeType *h = t;
-    while (h->kind == TY_APP) h = h->left;
+    while (h->kind == TY_APP)
+      h = h->left;
     kerr(t->span, "Expecting one more argument to ‘%s’\nExpected a type, but ‘%s’ has kind ‘%s’",
          fe_ty_str(t), fe_ty_str(t), fe_tc_kind_str(k));
     (void)h;
     return;
   }
-  kerr(t->span, "Expected kind ‘%s’, but ‘%s’ has kind ‘%s’", fe_tc_kind_str(expect),
-       fe_ty_str(t), fe_tc_kind_str(k));
+  kerr(t->span, "Expected kind ‘%s’, but ‘%s’ has kind ‘%s’", fe_tc_kind_str(expect), fe_ty_str(t),
+       fe_tc_kind_str(k));
 }
 
 static void kind_pred(FePred *p, TcKEnv *env) {
@@ -324,7 +334,8 @@ static CoreType *convert(FeType *t, ConvEnv *env, int depth) {
     }
     FeType **args = LZ_NEW_ARRAY(FeType *, n + 1);
     int i = n;
-    for (FeType *x = t; x->kind == TY_APP; x = x->left) args[--i] = x->right;
+    for (FeType *x = t; x->kind == TY_APP; x = x->left)
+      args[--i] = x->right;
     CoreType *r;
     int used = 0;
     if (h->kind != TY_CON) {
@@ -334,15 +345,16 @@ static CoreType *convert(FeType *t, ConvEnv *env, int depth) {
       if (!tc) return error_type(); /* reported by kind inference */
       if (tc->is_syn) {
         if (n < tc->arity) {
-          kerr(t->span, "The type synonym ‘%s’ should have %s, but has been given %s", tc->name->occ,
-               lz_fmt("%d argument%s", tc->arity, tc->arity == 1 ? "" : "s"),
+          kerr(t->span, "The type synonym ‘%s’ should have %s, but has been given %s",
+               tc->name->occ, lz_fmt("%d argument%s", tc->arity, tc->arity == 1 ? "" : "s"),
                n == 0 ? "none" : lz_fmt("%d", n));
           return error_type();
         }
         convert_synonym(tc);
         if (!tc->syn_rhs) return error_type();
         CoreType **as = LZ_NEW_ARRAY(CoreType *, tc->arity + 1);
-        for (int j = 0; j < tc->arity; j++) as[j] = convert(args[j], env, depth + 1);
+        for (int j = 0; j < tc->arity; j++)
+          as[j] = convert(args[j], env, depth + 1);
         r = fe_tc_subst(tc->syn_rhs, tc->arity, tc->syn_params, as);
         used = tc->arity;
       } else {
@@ -350,7 +362,8 @@ static CoreType *convert(FeType *t, ConvEnv *env, int depth) {
         r = core_type_con(tc->tc);
       }
     }
-    for (int j = used; j < n; j++) r = fe_tc_app(r, convert(args[j], env, depth + 1));
+    for (int j = used; j < n; j++)
+      r = fe_tc_app(r, convert(args[j], env, depth + 1));
     return r;
   }
   }
@@ -361,7 +374,7 @@ static void convert_synonym(TcTyCon *s) {
   if (s->syn_state == 2) return;
   if (s->syn_state == 1) {
     fe_tc_error(s->decl->span, "Cycle in type synonym declarations:\n  %s",
-             lz_fmt("type %s", s->name->occ));
+                lz_fmt("type %s", s->name->occ));
     s->syn_rhs = NULL;
     s->syn_state = 2;
     return;
@@ -399,7 +412,8 @@ CoreType *fe_tc_sig_type(FeQualType *q, int nbound, FeName **bound, CoreType **b
     LZ_PUSH(env.kinds, bound_kinds[i]);
   }
   fe_tc_kind_check(q->type, &env, &k_star);
-  for (int i = 0; i < q->ctx.len; i++) kind_pred(&q->ctx.data[i], &env);
+  for (int i = 0; i < q->ctx.len; i++)
+    kind_pred(&q->ctx.data[i], &env);
   int total = env.names.len;
   ConvEnv cenv = {total, LZ_NEW_ARRAY(FeName *, total + 1), LZ_NEW_ARRAY(CoreType *, total + 1)};
   CoreTyVar **tvs = LZ_NEW_ARRAY(CoreTyVar *, total + 1);
@@ -419,7 +433,8 @@ CoreType *fe_tc_sig_type(FeQualType *q, int nbound, FeName **bound, CoreType **b
     if (!c) continue;
     body = core_type_fun(fe_tc_dict_type(c, convert(p->type, &cenv, 0)), body);
   }
-  for (int i = total - 1; i >= nbound; i--) body = core_type_forall(tvs[i], body);
+  for (int i = total - 1; i >= nbound; i--)
+    body = core_type_forall(tvs[i], body);
   if (ntvs_out) *ntvs_out = total - nbound;
   quiet = saved;
   return body;
@@ -431,9 +446,8 @@ CoreType *fe_tc_sig_type(FeQualType *q, int nbound, FeName **bound, CoreType **b
 static void make_tycon(TcTyCon *t) {
   FeDecl *d = t->decl;
   /* the primitive types declared (without constructors) in Lz.Base are Core's own */
-  CoreTyCon *prim = d->kind == D_DATA && d->cons.len == 0 && t->arity == 0
-                        ? core_prim_tycon(t->name->occ)
-                        : NULL;
+  CoreTyCon *prim =
+      d->kind == D_DATA && d->cons.len == 0 && t->arity == 0 ? core_prim_tycon(t->name->occ) : NULL;
   if (prim) {
     t->tc = prim;
     return;
@@ -512,9 +526,11 @@ void fe_tc_kinds(KProgram *k) {
     t->arity = d->tyvars.len;
     t->is_syn = d->kind == D_TYPE;
     t->pkinds = LZ_NEW_ARRAY(TcKind *, t->arity + 1);
-    for (int j = 0; j < t->arity; j++) t->pkinds[j] = fe_tc_kvar();
+    for (int j = 0; j < t->arity; j++)
+      t->pkinds[j] = fe_tc_kvar();
     TcKind *r = t->is_syn ? fe_tc_kvar() : &k_star;
-    for (int j = t->arity - 1; j >= 0; j--) r = karrow(t->pkinds[j], r);
+    for (int j = t->arity - 1; j >= 0; j--)
+      r = karrow(t->pkinds[j], r);
     t->kind = r;
     n->tc = t;
     LZ_PUSH(tcs, t);
@@ -538,11 +554,12 @@ void fe_tc_kinds(KProgram *k) {
     }
     if (t->is_syn) {
       TcKind *rk = t->kind;
-      for (int j = 0; j < t->arity; j++) rk = kprune(rk)->res;
+      for (int j = 0; j < t->arity; j++)
+        rk = kprune(rk)->res;
       TcKind *got = fe_tc_kind_infer(d->rhs_type, &env);
       if (!fe_tc_kunify(rk, got))
         fe_tc_error(d->rhs_type->span, "Expected kind ‘%s’, but ‘%s’ has kind ‘%s’",
-                 fe_tc_kind_str(rk), fe_ty_str(d->rhs_type), fe_tc_kind_str(got));
+                    fe_tc_kind_str(rk), fe_ty_str(d->rhs_type), fe_tc_kind_str(got));
       continue;
     }
     for (int c = 0; c < d->cons.len; c++)
@@ -558,7 +575,8 @@ void fe_tc_kinds(KProgram *k) {
     LZ_PUSH(env.names, d->tyvars.data[0].ref);
     LZ_PUSH(env.kinds, c->kparam);
     if (d->sig)
-      for (int j = 0; j < d->sig->ctx.len; j++) kind_pred(&d->sig->ctx.data[j], &env);
+      for (int j = 0; j < d->sig->ctx.len; j++)
+        kind_pred(&d->sig->ctx.data[j], &env);
     for (int j = 0; j < kc->sigs.len; j++) {
       FeQualType *q = kc->sigs.data[j];
       TcKEnv e2 = {0};
@@ -566,7 +584,8 @@ void fe_tc_kinds(KProgram *k) {
       LZ_PUSH(e2.names, d->tyvars.data[0].ref);
       LZ_PUSH(e2.kinds, c->kparam);
       fe_tc_kind_check(q->type, &e2, &k_star);
-      for (int p = 0; p < q->ctx.len; p++) kind_pred(&q->ctx.data[p], &e2);
+      for (int p = 0; p < q->ctx.len; p++)
+        kind_pred(&q->ctx.data[p], &e2);
     }
   }
   /* 3. default and build */
@@ -596,7 +615,8 @@ CoreType *fe_tc_inst_head(TcClass *c, FeQualType *q, LzSpan at, int *ntvs, CoreT
   TcKEnv env = {0};
   env.implicit = true;
   fe_tc_kind_check(q->type, &env, c->kparam);
-  for (int i = 0; i < q->ctx.len; i++) kind_pred(&q->ctx.data[i], &env);
+  for (int i = 0; i < q->ctx.len; i++)
+    kind_pred(&q->ctx.data[i], &env);
   int n = env.names.len;
   ConvEnv cenv = {n, LZ_NEW_ARRAY(FeName *, n + 1), LZ_NEW_ARRAY(CoreType *, n + 1)};
   CoreTyVar **vs = LZ_NEW_ARRAY(CoreTyVar *, n + 1);
@@ -608,16 +628,24 @@ CoreType *fe_tc_inst_head(TcClass *c, FeQualType *q, LzSpan at, int *ntvs, CoreT
   /* Haskell 2010: the head is T a1 .. an, T not a synonym, the ai distinct variables */
   FeType *h = q->type;
   int nargs = 0;
-  while (h->kind == TY_APP) h = h->left, nargs++;
+  while (h->kind == TY_APP)
+    h = h->left, nargs++;
   char *pred = lz_fmt("%s %s", c->name->occ, fe_ty_str(q->type));
   if (h->kind == TY_APP || h->kind == TY_VAR) {
-    fe_tc_error(at, "Illegal instance declaration for ‘%s’\n(All instance types must be of the form (T a1 ... an)\n where a1 ... an are *distinct type variables*,\n and each type variable appears at most once in the instance head.", pred);
+    fe_tc_error(at,
+                "Illegal instance declaration for ‘%s’\n(All instance types must be of the form (T "
+                "a1 ... an)\n where a1 ... an are *distinct type variables*,\n and each type "
+                "variable appears at most once in the instance head.",
+                pred);
     return NULL;
   }
   if (h->kind == TY_CON) {
     TcTyCon *tc = fe_tc_tycon(h->id.ref);
     if (tc && tc->is_syn) {
-      fe_tc_error(at, "Illegal instance declaration for ‘%s’\n(All instance types must be of the form (T t1 ... tn)\n where T is not a synonym.", pred);
+      fe_tc_error(at,
+                  "Illegal instance declaration for ‘%s’\n(All instance types must be of the form "
+                  "(T t1 ... tn)\n where T is not a synonym.",
+                  pred);
       return NULL;
     }
   }
@@ -628,14 +656,19 @@ CoreType *fe_tc_inst_head(TcClass *c, FeQualType *q, LzSpan at, int *ntvs, CoreT
     args[1] = q->type->right;
   } else {
     int i = nargs;
-    for (FeType *x = q->type; x->kind == TY_APP; x = x->left) args[--i] = x->right;
+    for (FeType *x = q->type; x->kind == TY_APP; x = x->left)
+      args[--i] = x->right;
   }
   for (int i = 0; i < nargs; i++) {
     bool ok = args[i]->kind == TY_VAR;
     for (int j = 0; ok && j < i; j++)
       if (args[j]->id.ref == args[i]->id.ref) ok = false;
     if (!ok) {
-      fe_tc_error(at, "Illegal instance declaration for ‘%s’\n(All instance types must be of the form (T a1 ... an)\n where a1 ... an are *distinct type variables*,\n and each type variable appears at most once in the instance head.", pred);
+      fe_tc_error(at,
+                  "Illegal instance declaration for ‘%s’\n(All instance types must be of the form "
+                  "(T a1 ... an)\n where a1 ... an are *distinct type variables*,\n and each type "
+                  "variable appears at most once in the instance head.",
+                  pred);
       return NULL;
     }
   }

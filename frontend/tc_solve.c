@@ -122,10 +122,10 @@ static void no_instance(TcWanted *w, CoreType *t, bool rigid) {
                          : "";
   if (ctx)
     fe_tc_error(w->span, "Could not deduce (%s)\n  arising from %s\nfrom the context: %s", p,
-             w->origin ? w->origin : "a use of an overloaded function", ctx);
+                w->origin ? w->origin : "a use of an overloaded function", ctx);
   else
     fe_tc_error(w->span, "No instance for (%s) arising from %s%s", p,
-             w->origin ? w->origin : "a use of an overloaded function", hint);
+                w->origin ? w->origin : "a use of an overloaded function", hint);
 }
 
 static void solve_one(TcWanted *w, TcWantedVec *work, TcWantedVec *residual) {
@@ -173,7 +173,8 @@ static void solve_one(TcWanted *w, TcWantedVec *work, TcWantedVec *residual) {
     }
   }
   CoreExpr *e = core_var(in->dfun);
-  for (int i = 0; i < n; i++) e = core_tyapp(e, args[i]);
+  for (int i = 0; i < n; i++)
+    e = core_tyapp(e, args[i]);
   for (int i = 0; i < in->nctx; i++) {
     TcWanted *sub = LZ_NEW(TcWanted);
     sub->cls = in->ctx_cls[i];
@@ -197,7 +198,8 @@ static void solve_one(TcWanted *w, TcWantedVec *work, TcWantedVec *residual) {
 
 void fe_tc_simplify(TcWantedVec *bag, TcWantedVec *residual) {
   TcWantedVec work = {0};
-  for (int i = 0; i < bag->len; i++) LZ_PUSH(work, bag->data[i]);
+  for (int i = 0; i < bag->len; i++)
+    LZ_PUSH(work, bag->data[i]);
   for (int i = 0; i < work.len; i++) {
     if (fe_tc_too_many_errors()) return;
     solve_one(work.data[i], &work, residual);
@@ -263,13 +265,14 @@ void fe_tc_report_ambiguous(TcWanted *w) {
   char *p = fe_tc_pred_str(w->cls, t);
   if (ms.len == 0) {
     fe_tc_error(w->span, "No instance for (%s) arising from %s", p,
-             w->origin ? w->origin : "a use of an overloaded function");
+                w->origin ? w->origin : "a use of an overloaded function");
     return;
   }
   CoreType mt = {.kind = CT_VAR, .var = &ms.data[0]->tv};
   fe_tc_error(w->span,
-           "Ambiguous type variable ‘%s’ arising from %s\nprevents the constraint ‘(%s)’ from being solved.",
-           fe_tc_type_str(&mt), w->origin ? w->origin : "a use of an overloaded function", p);
+              "Ambiguous type variable ‘%s’ arising from %s\nprevents the constraint ‘(%s)’ from "
+              "being solved.",
+              fe_tc_type_str(&mt), w->origin ? w->origin : "a use of an overloaded function", p);
 }
 
 /* ---- instantiation -------------------------------------------------------------------- */

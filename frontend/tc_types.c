@@ -98,7 +98,8 @@ CoreType *fe_tc_prune(CoreType *t) {
   TcMeta *m = meta_of(t);
   if (!m || !m->ref) return t;
   CoreType *r = m->ref;
-  while (meta_of(r) && meta_of(r)->ref) r = meta_of(r)->ref;
+  while (meta_of(r) && meta_of(r)->ref)
+    r = meta_of(r)->ref;
   /* path compression */
   while (m && m->ref && m->ref != r) {
     TcMeta *next = meta_of(m->ref);
@@ -146,7 +147,8 @@ CoreType *fe_tc_con_app(CoreTyCon *tc, int n, CoreType **args) {
   if (tc == fe_tc.arrow_tc && n == 2) return core_type_fun(args[0], args[1]);
   fe_tc_note_tycon(tc);
   CoreType *t = core_type_con(tc);
-  for (int i = 0; i < n; i++) t = core_type_app(t, args[i]);
+  for (int i = 0; i < n; i++)
+    t = core_type_app(t, args[i]);
   return t;
 }
 
@@ -158,8 +160,7 @@ CoreType *fe_tc_subst(CoreType *t, int n, CoreTyVar **vars, CoreType **tys) {
     for (int i = 0; i < n; i++)
       if (vars[i] == t->var) return tys[i];
     return t;
-  case CT_CON:
-    return t;
+  case CT_CON: return t;
   case CT_APP: {
     CoreType *f = fe_tc_subst(t->fn, n, vars, tys), *a = fe_tc_subst(t->arg, n, vars, tys);
     return f == t->fn && a == t->arg ? t : fe_tc_app(f, a);
@@ -230,7 +231,8 @@ CoreType *fe_tc_spine(CoreType *t, CoreType **args, int max, int *nargs) {
   *nargs = n;
   if (n <= max) {
     int i = n;
-    for (CoreType *x = t; x->kind == CT_APP; x = fe_tc_prune(x->fn)) args[--i] = x->arg;
+    for (CoreType *x = t; x->kind == CT_APP; x = fe_tc_prune(x->fn))
+      args[--i] = x->arg;
   }
   return h;
 }
@@ -265,8 +267,10 @@ CoreKind *fe_tc_kind_of(CoreType *t) {
 
 Sym fe_tc_tyvar_name(int i) {
   char buf[32];
-  if (i < 26) snprintf(buf, sizeof buf, "%c", 'a' + i);
-  else snprintf(buf, sizeof buf, "%c%d", 'a' + i % 26, i / 26);
+  if (i < 26)
+    snprintf(buf, sizeof buf, "%c", 'a' + i);
+  else
+    snprintf(buf, sizeof buf, "%c%d", 'a' + i % 26, i / 26);
   return lz_sym(buf);
 }
 
@@ -377,13 +381,15 @@ bool fe_tc_unify(CoreType *expected, CoreType *actual, LzSpan at) {
     CoreType *other = meta_of(f.a) == m ? f.b : f.a;
     CoreType mt = {.kind = CT_VAR, .var = &m->tv};
     fe_tc_error(at, "Occurs check: cannot construct the infinite type: %s ~ %s%s",
-             fe_tc_type_str(&mt), fe_tc_type_str(other),
-             top ? "" : lz_fmt("\nExpected type: %s\n  Actual type: %s", e, a));
+                fe_tc_type_str(&mt), fe_tc_type_str(other),
+                top ? "" : lz_fmt("\nExpected type: %s\n  Actual type: %s", e, a));
     break;
   }
   case UF_ESCAPE:
-    fe_tc_error(at, "Couldn't match expected type ‘%s’ with actual type ‘%s’\nbecause type variable ‘%s’ would escape its scope",
-             e, a, f.skolem->name);
+    fe_tc_error(at,
+                "Couldn't match expected type ‘%s’ with actual type ‘%s’\nbecause type variable "
+                "‘%s’ would escape its scope",
+                e, a, f.skolem->name);
     break;
   default: {
     char *note = rigid_note(f.a);
@@ -392,7 +398,7 @@ bool fe_tc_unify(CoreType *expected, CoreType *actual, LzSpan at) {
       fe_tc_error(at, "Couldn't match expected type ‘%s’ with actual type ‘%s’%s", e, a, note);
     else
       fe_tc_error(at, "Couldn't match type ‘%s’ with ‘%s’\nExpected type: %s\n  Actual type: %s%s",
-               fe_tc_type_str(f.a), fe_tc_type_str(f.b), e, a, note);
+                  fe_tc_type_str(f.a), fe_tc_type_str(f.b), e, a, note);
     break;
   }
   }
@@ -404,13 +410,15 @@ bool fe_tc_unify(CoreType *expected, CoreType *actual, LzSpan at) {
 typedef LZ_VEC(char) Buf;
 
 static void put(Buf *b, const char *s) {
-  while (*s) LZ_PUSH(*b, *s++);
+  while (*s)
+    LZ_PUSH(*b, *s++);
 }
 
 static bool is_tuple_name(Sym n, int *arity) {
   if (!n || n[0] != '(' || n[1] != ',') return false;
   int k = 1;
-  while (n[k] == ',') k++;
+  while (n[k] == ',')
+    k++;
   if (n[k] != ')' || n[k + 1]) return false;
   *arity = k;
   return true;
@@ -435,8 +443,10 @@ static void pr(Buf *b, CoreType *t, int prec, int depth) {
     return;
   }
   case CT_CON:
-    if (t->con == fe_tc.arrow_tc) put(b, "(->)");
-    else put(b, t->con->name);
+    if (t->con == fe_tc.arrow_tc)
+      put(b, "(->)");
+    else
+      put(b, t->con->name);
     return;
   case CT_FUN: {
     TcClass *c;
@@ -537,11 +547,13 @@ static CoreType *any_of_kind(CoreKind *k) {
   tc->sort = TC_DATA;
   tc->kind = k;
   int n = 0;
-  for (CoreKind *x = k; x->kind == CK_ARROW; x = x->res) n++;
+  for (CoreKind *x = k; x->kind == CK_ARROW; x = x->res)
+    n++;
   tc->arity = n;
   tc->params = LZ_NEW_ARRAY(CoreTyVar *, n > 0 ? n : 1);
   CoreKind *x = k;
-  for (int i = 0; i < n; i++, x = x->res) tc->params[i] = core_tyvar_new(fe_tc_tyvar_name(i), x->arg);
+  for (int i = 0; i < n; i++, x = x->res)
+    tc->params[i] = core_tyvar_new(fe_tc_tyvar_name(i), x->arg);
   tc->uniq = core_fresh_uniq();
   LZ_PUSH(fe_tc.any_tcs, tc);
   fe_tc_note_tycon(tc);
@@ -636,7 +648,9 @@ static int cmp_error(const void *a, const void *b) {
 }
 
 void fe_tc_flush_errors(void) {
-  if (fe_tc.errors.len > 1) qsort(fe_tc.errors.data, (size_t)fe_tc.errors.len, sizeof(TcError), cmp_error);
-  for (int i = 0; i < fe_tc.errors.len; i++) lz_error(fe_tc.errors.data[i].at, "%s", fe_tc.errors.data[i].msg);
+  if (fe_tc.errors.len > 1)
+    qsort(fe_tc.errors.data, (size_t)fe_tc.errors.len, sizeof(TcError), cmp_error);
+  for (int i = 0; i < fe_tc.errors.len; i++)
+    lz_error(fe_tc.errors.data[i].at, "%s", fe_tc.errors.data[i].msg);
   fe_tc.errors.len = 0;
 }

@@ -61,18 +61,22 @@ void fe_tc_zonk_expr(CoreExpr *e, TcSubst *s, bool final) {
       for (int i = 0; i < e->nalts; i++) {
         CoreAlt *a = &e->alts[i];
         if (a->kind == ALT_CON)
-          for (int j = 0; j < a->con->arity; j++) zvar(a->vars[j], s, final);
+          for (int j = 0; j < a->con->arity; j++)
+            zvar(a->vars[j], s, final);
         fe_tc_zonk_expr(a->rhs, s, final);
       }
       e = e->body;
       break;
     case CE_CON:
-      for (int i = 0; i < e->ntyargs; i++) e->tyargs[i] = zt(e->tyargs[i], s, final);
-      for (int i = 0; i < e->nargs; i++) fe_tc_zonk_expr(e->args[i], s, final);
+      for (int i = 0; i < e->ntyargs; i++)
+        e->tyargs[i] = zt(e->tyargs[i], s, final);
+      for (int i = 0; i < e->nargs; i++)
+        fe_tc_zonk_expr(e->args[i], s, final);
       return;
     case CE_PRIMOP:
       e->type = zt(e->type, s, final);
-      for (int i = 0; i < e->nargs; i++) fe_tc_zonk_expr(e->args[i], s, final);
+      for (int i = 0; i < e->nargs; i++)
+        fe_tc_zonk_expr(e->args[i], s, final);
       return;
     case CE_CAST:
       e->type = zt(e->type, s, final);
@@ -111,8 +115,10 @@ void fe_tc_fix_literals(void) {
       *node = *node->arg; /* the Integer literal itself */
     } else if (t->con == fe_tc.double_tc && fe_tc.double_con) {
       lit->lit.kind = CL_DOUBLE;
-      if (l->kind == L_INT) lit->lit.d = strtod(l->digits ? l->digits : "0", NULL);
-      else lit->lit.d = l->d;
+      if (l->kind == L_INT)
+        lit->lit.d = strtod(l->digits ? l->digits : "0", NULL);
+      else
+        lit->lit.d = l->d;
       if (l->negative) lit->lit.d = -lit->lit.d;
       *node = *fe_tc_con_expr(fe_tc.double_con, NULL, &lit, at);
     }
@@ -123,7 +129,7 @@ void fe_tc_fix_literals(void) {
 
 typedef struct Refs {
   TcMap index; /* CoreVar* -> i + 1 */
-  LZ_VEC(int) *edges;
+  LZ_VEC(int) * edges;
   bool *self;
 } Refs;
 
@@ -132,8 +138,10 @@ static void refs(Refs *r, int from, CoreExpr *e) {
     switch (e->kind) {
     case CE_VAR: {
       intptr_t j = e->var ? (intptr_t)fe_tc_map_get(&r->index, e->var) - 1 : -1;
-      if (j == from) r->self[from] = true;
-      else if (j >= 0) LZ_PUSH(r->edges[from], (int)j);
+      if (j == from)
+        r->self[from] = true;
+      else if (j >= 0)
+        LZ_PUSH(r->edges[from], (int)j);
       return;
     }
     case CE_LIT: return;
@@ -147,16 +155,19 @@ static void refs(Refs *r, int from, CoreExpr *e) {
     case CE_CAST:
     case CE_SCC: e = e->body; break;
     case CE_LET:
-      for (int i = 0; i < e->nbinds; i++) refs(r, from, e->binds[i].rhs);
+      for (int i = 0; i < e->nbinds; i++)
+        refs(r, from, e->binds[i].rhs);
       e = e->body;
       break;
     case CE_CASE:
-      for (int i = 0; i < e->nalts; i++) refs(r, from, e->alts[i].rhs);
+      for (int i = 0; i < e->nalts; i++)
+        refs(r, from, e->alts[i].rhs);
       e = e->body;
       break;
     case CE_CON:
     case CE_PRIMOP:
-      for (int i = 0; i < e->nargs; i++) refs(r, from, e->args[i]);
+      for (int i = 0; i < e->nargs; i++)
+        refs(r, from, e->args[i]);
       return;
     }
   }
@@ -167,15 +178,18 @@ void fe_tc_order_top(CoreProgram *p) {
   Refs r = {0};
   r.edges = lz_alloc(sizeof(*r.edges) * (size_t)(n + 1));
   r.self = LZ_NEW_ARRAY(bool, n + 1);
-  for (int i = 0; i < n; i++) fe_tc_map_put(&r.index, fe_tc.top.data[i].var, (void *)(intptr_t)(i + 1));
-  for (int i = 0; i < n; i++) refs(&r, i, fe_tc.top.data[i].rhs);
+  for (int i = 0; i < n; i++)
+    fe_tc_map_put(&r.index, fe_tc.top.data[i].var, (void *)(intptr_t)(i + 1));
+  for (int i = 0; i < n; i++)
+    refs(&r, i, fe_tc.top.data[i].rhs);
   /* iterative Tarjan, as in tc_binds.c */
   int *idx = LZ_NEW_ARRAY(int, n + 1), *low = LZ_NEW_ARRAY(int, n + 1);
   bool *on = LZ_NEW_ARRAY(bool, n + 1);
   int *stack = LZ_NEW_ARRAY(int, n + 1), sp = 0;
   int *cs_node = LZ_NEW_ARRAY(int, n + 1), *cs_edge = LZ_NEW_ARRAY(int, n + 1), csp = 0;
   int counter = 0;
-  for (int i = 0; i < n; i++) idx[i] = -1;
+  for (int i = 0; i < n; i++)
+    idx[i] = -1;
   for (int root = 0; root < n; root++) {
     if (idx[root] >= 0) continue;
     cs_node[csp] = root;

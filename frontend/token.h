@@ -24,7 +24,7 @@ typedef enum {
   T_VARID,
   T_CONID,
   T_VARSYM,
-  T_CONSYM, /* including ":" */
+  T_CONSYM,  /* including ":" */
   T_LITERAL, /* Token.lit */
   T_SCC,     /* {-# SCC name #-}: Token.name is the cost-centre name */
   /* special characters */
@@ -81,12 +81,12 @@ typedef struct Token {
   LzSpan span;      /* columns count a tab to the next multiple of 8, as GHC does */
   const char *text; /* source text of the token (not NUL-terminated) */
   int len;
-  Sym qual;         /* identifiers and operators: module qualifier or NULL */
-  Sym name;         /* identifiers and operators: unqualified name; T_SCC: cc name */
-  FeLit *lit;       /* T_LITERAL (NULL otherwise) */
-  const char *msg;  /* T_ERROR */
-  bool bol;         /* first token on its line (gets an indentation token <n>) */
-  bool virt;        /* T_SEMI/T_LBRACE/T_RBRACE inserted by the layout engine */
+  Sym qual;        /* identifiers and operators: module qualifier or NULL */
+  Sym name;        /* identifiers and operators: unqualified name; T_SCC: cc name */
+  FeLit *lit;      /* T_LITERAL (NULL otherwise) */
+  const char *msg; /* T_ERROR */
+  bool bol;        /* first token on its line (gets an indentation token <n>) */
+  bool virt;       /* T_SEMI/T_LBRACE/T_RBRACE inserted by the layout engine */
 } Token;
 
 typedef struct FeLexResult {
@@ -101,11 +101,12 @@ FeLexResult fe_lex(LzSource *src);
 
 /* Helpers of the lexer (lex_util.c). */
 typedef LZ_VEC(char) FeCharBuf;
-int fe_lex_utf8_decode(const unsigned char *p, const unsigned char *lim, uint32_t *cp); /* 0: invalid */
+int fe_lex_utf8_decode(const unsigned char *p, const unsigned char *lim,
+                       uint32_t *cp);     /* 0: invalid */
 const char *fe_lex_show_char(uint32_t c); /* as Haskell's show: 'q', '\n', '\SOH', '\8203' */
 void fe_lex_encode_utf8(FeCharBuf *out, uint32_t c);
 const char *fe_lex_to_decimal(const unsigned char *s, int n, int base); /* digits of any size */
-void fe_lex_set_int_value(FeLit *lit);                                   /* i and fits from digits */
+void fe_lex_set_int_value(FeLit *lit);                                  /* i and fits from digits */
 void fe_lex_make_float(FeLit *lit, const unsigned char *s, const unsigned char *e);
 extern const char *const fe_lex_ascii_names[32]; /* NUL SOH ... US */
 
@@ -116,14 +117,14 @@ const char *fe_token_text(const Token *t);
 
 typedef struct FeLayout {
   const Token *toks;
-  int n, pos;          /* next raw token */
-  int *ctx;            /* context stack: 0 = explicit braces, n > 0 = implicit block */
+  int n, pos; /* next raw token */
+  int *ctx;   /* context stack: 0 = explicit braces, n > 0 = implicit block */
   int nctx, capctx;
-  int bol_done;        /* index of the last raw token whose <n> was handled */
-  bool expect_block;   /* previous token was let/where/do/of: a {n} is due */
-  bool expect_do;      /* ... and it was `do` (GHC's NondecreasingIndentation) */
-  bool empty_close;    /* a `{}` pair is half emitted: emit `}` next */
-  bool force_indent;   /* process <n> for the next token even if not first on line */
+  int bol_done;      /* index of the last raw token whose <n> was handled */
+  bool expect_block; /* previous token was let/where/do/of: a {n} is due */
+  bool expect_do;    /* ... and it was `do` (GHC's NondecreasingIndentation) */
+  bool empty_close;  /* a `{}` pair is half emitted: emit `}` next */
+  bool force_indent; /* process <n> for the next token even if not first on line */
 } FeLayout;
 
 /* Saved layout state for backtracking. */

@@ -51,7 +51,8 @@ static FeName *wired(const char *occ, FeNameKind kind) {
     }
     for (int i = 0; i < k->classes.len; i++)
       for (int j = 0; j < k->classes.data[i]->methods.len; j++)
-        if (k->classes.data[i]->methods.data[j]->occ == s) return k->classes.data[i]->methods.data[j];
+        if (k->classes.data[i]->methods.data[j]->occ == s)
+          return k->classes.data[i]->methods.data[j];
   }
   return NULL;
 }
@@ -104,7 +105,8 @@ static void make_arrow(void) {
 static void file_modules(KProgram *k) {
   int max = 0;
   for (int i = 0; i < k->modules.len; i++)
-    if (k->modules.data[i]->src && k->modules.data[i]->src->id > max) max = k->modules.data[i]->src->id;
+    if (k->modules.data[i]->src && k->modules.data[i]->src->id > max)
+      max = k->modules.data[i]->src->id;
   fe_tc.nfile_module = max + 1;
   fe_tc.file_module = LZ_NEW_ARRAY(Sym, max + 1);
   fe_tc.file_rank = LZ_NEW_ARRAY(int, max + 1);
@@ -141,8 +143,8 @@ static CoreVar *check_main(KProgram *k) {
     return NULL;
   }
   CoreType *rho;
-  CoreExpr *e = fe_tc_instantiate(core_var(v->cv), v->cv->type, &rho, k->main->def,
-                                  "a use of ‘main’");
+  CoreExpr *e =
+      fe_tc_instantiate(core_var(v->cv), v->cv->type, &rho, k->main->def, "a use of ‘main’");
   CoreType *t = fe_tc_meta(NULL, lz_sym("t"));
   CoreType *io = fe_tc_con_app(fe_tc.io_tc, 1, &t);
   fe_tc_unify(io, rho, k->main->def);
@@ -201,7 +203,8 @@ CoreProgram *fe_typecheck_program(KProgram *k, const FeOptions *opts) {
   }
   CoreProgram *p = fe_tc.prog;
   fe_tc_order_top(p);
-  for (int i = 0; i < fe_tc.tycons.len; i++) LZ_PUSH(p->tycons, fe_tc.tycons.data[i]);
+  for (int i = 0; i < fe_tc.tycons.len; i++)
+    LZ_PUSH(p->tycons, fe_tc.tycons.data[i]);
   p->main = main;
   return p;
 }

@@ -32,8 +32,7 @@ LZ_FN(lz_raise_entry);
 LZ_FN(lz_locked_entry);
 LZ_FN(lz_yield_enter);
 
-const LzInfo lz_blackhole_waited_info = {lz_blackhole_entry, LZ_BLACKHOLE, 0, 0, 0, 0,
-                                         "BLACKHOLE"};
+const LzInfo lz_blackhole_waited_info = {lz_blackhole_entry, LZ_BLACKHOLE, 0, 0, 0, 0, "BLACKHOLE"};
 /* A thunk whose evaluation raised an error in a spark thread: {info, message}. Typed as a
  * thunk so that every evaluator enters it (and sparks on it are not duds). */
 const LzInfo lz_raise_info = {lz_raise_entry, LZ_THUNK, 0, 0, 1, 0, "raise"};
@@ -50,16 +49,14 @@ static LzThread *waiters; /* every blocked thread, linked through ->link */
 static bool owns(LzThread *t, LzWord *sp, LzWord thunk) {
   LzWord *top = t->stack + t->stack_words;
   for (LzWord *p = sp; p + 1 < top; p++)
-    if (p[0] == (LzWord)&lz_update_frame_info && p[1] == thunk)
-      return true;
+    if (p[0] == (LzWord)&lz_update_frame_info && p[1] == thunk) return true;
   return false;
 }
 
 LZ_FN(lz_blackhole_entry) {
   LzWord *thunk = LZ_UNTAG(r1);
   LzThread *t = cap->tso;
-  if (owns(t, sp, (LzWord)thunk))
-    lz_loop(cap);
+  if (owns(t, sp, (LzWord)thunk)) lz_loop(cap);
 #if LZ_REPLAY
   if (lz_replaying) { /* Note [Replay] */
     int how = lz_replay_may_block(cap, thunk, (size_t)(t->stack + t->stack_words - sp));
@@ -72,8 +69,7 @@ LZ_FN(lz_blackhole_entry) {
   pthread_mutex_lock(&wait_lock);
   LzWord info = __atomic_load_n(&thunk[0], __ATOMIC_ACQUIRE);
   for (;;) {
-    if (info == (LzWord)&lz_blackhole_waited_info)
-      break;
+    if (info == (LzWord)&lz_blackhole_waited_info) break;
     if (info != (LzWord)&lz_blackhole_info) { /* updated meanwhile: no need to wait */
       pthread_mutex_unlock(&wait_lock);
       LZ_JUMP(lz_eval);
@@ -149,8 +145,7 @@ LZ_FN(lz_locked_entry) {
 bool lz_thunk_lock(LzWord *thunk, LzWord *old) {
   LzWord info = __atomic_load_n(&thunk[0], __ATOMIC_ACQUIRE);
   for (;;) {
-    if (info == (LzWord)&lz_ind_info)
-      return false;
+    if (info == (LzWord)&lz_ind_info) return false;
     if (info == (LzWord)&lz_locked_info) {
       CPU_RELAX();
       info = __atomic_load_n(&thunk[0], __ATOMIC_ACQUIRE);
@@ -167,8 +162,7 @@ bool lz_thunk_lock(LzWord *thunk, LzWord *old) {
 void lz_lazy_blackhole_stack(LzCap *cap, LzThread *t, LzWord *sp) {
   LzWord *top = t->stack + t->stack_words;
   for (LzWord *p = sp; p + 1 < top; p++) {
-    if (p[0] != (LzWord)&lz_update_frame_info)
-      continue;
+    if (p[0] != (LzWord)&lz_update_frame_info) continue;
     LzWord x = p[1];
     if (!lz_plausible_closure(x)) continue;
     LzWord *thunk = (LzWord *)x;
@@ -176,8 +170,7 @@ void lz_lazy_blackhole_stack(LzCap *cap, LzThread *t, LzWord *sp) {
     /* an unclaimed thunk: its own info table (not a raise thunk, whose spare word holds
      * the message; not a BLACKHOLE or IND: another thread has it, or has updated it —
      * then this thread simply goes on: a duplicate evaluation) */
-    if (((const LzInfo *)info)->type != LZ_THUNK || info == (LzWord)&lz_raise_info)
-      continue;
+    if (((const LzInfo *)info)->type != LZ_THUNK || info == (LzWord)&lz_raise_info) continue;
 #if LZ_REPLAY
     if (lz_replaying) /* the entries that found it unevaluated come first */
       lz_replay_lazy_blackholing(cap, thunk);

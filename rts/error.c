@@ -16,14 +16,11 @@
 static void vmessage(const char *fmt, va_list ap) {
   char buf[4096];
   int n = snprintf(buf, sizeof buf, "%s: ", lz_prog_name ? lz_prog_name : "lz");
-  if (n < 0)
-    n = 0;
-  if ((size_t)n >= sizeof buf)
-    n = sizeof buf - 1;
+  if (n < 0) n = 0;
+  if ((size_t)n >= sizeof buf) n = sizeof buf - 1;
   int m = vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
   size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
-  if (len > sizeof buf - 2)
-    len = sizeof buf - 2;
+  if (len > sizeof buf - 2) len = sizeof buf - 2;
   buf[len++] = '\n';
   lz_io_write_stderr(buf, len);
 }
@@ -82,8 +79,7 @@ LzWord lz_prim_raiseError(LzCap *cap, LzWord msg) {
   const char *prog = lz_prog_name ? lz_prog_name : "lz";
   size_t plen = strlen(prog);
   char *line = GC_MALLOC_ATOMIC(plen + 2 + len + 1);
-  if (!line)
-    lz_heap_exhausted();
+  if (!line) lz_heap_exhausted();
   memcpy(line, prog, plen);
   memcpy(line + plen, ": ", 2);
   memcpy(line + plen + 2, text, len);

@@ -22,20 +22,20 @@
 #include "eventlog_priv.h"
 
 /* Format markers (EventLogFormat.h). */
-#define HEADER_BEGIN 0x68647262u /* "hdrb" */
-#define HEADER_END 0x68647265u   /* "hdre" */
-#define DATA_BEGIN 0x64617462u   /* "datb" */
-#define DATA_END 0xffffu
-#define HET_BEGIN 0x68657462u /* "hetb" */
-#define HET_END 0x68657465u   /* "hete" */
-#define ET_BEGIN 0x65746200u  /* "etb\0" */
-#define ET_END 0x65746500u    /* "ete\0" */
-#define CAPSET_TYPE_OSPROCESS 2
+#define HEADER_BEGIN            0x68647262u /* "hdrb" */
+#define HEADER_END              0x68647265u /* "hdre" */
+#define DATA_BEGIN              0x64617462u /* "datb" */
+#define DATA_END                0xffffu
+#define HET_BEGIN               0x68657462u /* "hetb" */
+#define HET_END                 0x68657465u /* "hete" */
+#define ET_BEGIN                0x65746200u /* "etb\0" */
+#define ET_END                  0x65746500u /* "ete\0" */
+#define CAPSET_TYPE_OSPROCESS   2
 #define CAPSET_TYPE_CLOCKDOMAIN 3
 
-#define VAR_HEADER_BYTES (LZ_EV_HEADER_BYTES + 2)
+#define VAR_HEADER_BYTES    (LZ_EV_HEADER_BYTES + 2)
 #define DEFAULT_CHUNK_BYTES ((size_t)256 << 10)
-#define MIN_CHUNK_BYTES ((size_t)1 << 10)
+#define MIN_CHUNK_BYTES     ((size_t)1 << 10)
 
 typedef struct EvTypeDecl {
   uint16_t num, size;
@@ -61,8 +61,7 @@ static void set_time_units(uint32_t unit, uint32_t coarse, const uint16_t *fine,
   lz_ev_coarse_mask = coarse > 1 ? ~((uint64_t)coarse - 1) : lz_ev_time_mask;
   memset(lz_ev_fine_bits, 0, sizeof lz_ev_fine_bits);
   for (size_t i = 0; i < nfine; i++)
-    if (fine[i] <= LZ_EV_MAX_TYPE)
-      lz_ev_fine_bits[fine[i] >> 3] |= (uint8_t)(1u << (fine[i] & 7));
+    if (fine[i] <= LZ_EV_MAX_TYPE) lz_ev_fine_bits[fine[i] >> 3] |= (uint8_t)(1u << (fine[i] & 7));
 }
 static bool clock_started;
 
@@ -78,8 +77,7 @@ static int32_t type_size[LZ_EV_MAX_TYPE + 1]; /* payload bytes, LZ_EV_VAR, or -1
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void lz_ev_clock_start(void) {
-  if (clock_started)
-    return;
+  if (clock_started) return;
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   lz_ev_t0 = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -95,29 +93,22 @@ static size_t utf8_seq(const uint8_t *s, size_t n) {
   uint8_t c = s[0];
   size_t len;
   uint8_t lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
-  if (c < 0x80)
-    return 1;
+  if (c < 0x80) return 1;
   if (c >= 0xc2 && c <= 0xdf)
     len = 2;
   else if (c >= 0xe0 && c <= 0xef) {
     len = 3;
-    if (c == 0xe0)
-      lo = 0xa0;
-    if (c == 0xed)
-      hi = 0x9f;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
   } else if (c >= 0xf0 && c <= 0xf4) {
     len = 4;
-    if (c == 0xf0)
-      lo = 0x90;
-    if (c == 0xf4)
-      hi = 0x8f;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
   } else
     return 0;
-  if (n < len || s[1] < lo || s[1] > hi)
-    return 0;
+  if (n < len || s[1] < lo || s[1] > hi) return 0;
   for (size_t i = 2; i < len; i++)
-    if ((s[i] & 0xc0) != 0x80)
-      return 0;
+    if ((s[i] & 0xc0) != 0x80) return 0;
   return len;
 }
 
@@ -129,8 +120,7 @@ static size_t utf8_fit(const char *s, size_t n, size_t max) {
   while (i < n) {
     size_t k = utf8_seq(u + i, n - i);
     size_t step = k ? k : 1;
-    if (i + step > max)
-      break;
+    if (i + step > max) break;
     i += step;
   }
   return i;
@@ -164,9 +154,7 @@ void lz_ev__post_tid_cap(LzEvBuf *eb, uint16_t type, uint32_t tid, uint16_t cap)
   lz_ev_put16(lz_ev_put32(lz_ev_begin(eb, type, 6), tid), cap);
 }
 
-void lz_ev__post_empty(LzEvBuf *eb, uint16_t type) {
-  lz_ev_begin(eb, type, 0);
-}
+void lz_ev__post_empty(LzEvBuf *eb, uint16_t type) { lz_ev_begin(eb, type, 0); }
 
 void lz_ev__post_cap(LzEvBuf *eb, uint16_t type, uint16_t cap) {
   lz_ev_put16(lz_ev_begin(eb, type, 2), cap);
@@ -182,8 +170,7 @@ void lz_ev__post_stop(LzEvBuf *eb, uint32_t tid, uint16_t status, uint32_t block
 }
 
 void lz_ev_spark_counters(LzEvBuf *eb, const LzEvSparkCounters *c) {
-  if (LZ_EV_OFF(eb))
-    return;
+  if (LZ_EV_OFF(eb)) return;
   uint8_t *p = lz_ev_begin(eb, LZ_EVT_SPARK_COUNTERS, 56);
   p = lz_ev_put64(p, c->created);
   p = lz_ev_put64(p, c->dud);
@@ -205,13 +192,11 @@ static uint8_t *begin_var(LzEvBuf *eb, uint16_t type, size_t len) {
 /* type: [u32 prefix when has_prefix] text */
 static void post_text(LzEvBuf *eb, uint16_t type, bool has_prefix, uint32_t prefix,
                       const char *text, size_t n) {
-  if (LZ_EV_OFF(eb))
-    return;
+  if (LZ_EV_OFF(eb)) return;
   size_t room = max_var - (has_prefix ? 4 : 0);
   size_t len = utf8_fit(text ? text : "", text ? n : 0, room);
   uint8_t *p = begin_var(eb, type, len + (has_prefix ? 4 : 0));
-  if (has_prefix)
-    p = lz_ev_put32(p, prefix);
+  if (has_prefix) p = lz_ev_put32(p, prefix);
   utf8_copy(p, text, len);
 }
 
@@ -230,8 +215,7 @@ void lz_ev_thread_label(LzEvBuf *eb, uint32_t tid, const char *label) {
 
 /* capset, then each string followed by NUL; strings that do not fit are dropped (the
  * last one that partly fits is cut). */
-static void post_strings(LzEvBuf *eb, uint16_t type, uint32_t capset, int n,
-                         char *const *v) {
+static void post_strings(LzEvBuf *eb, uint16_t type, uint32_t capset, int n, char *const *v) {
   size_t room = max_var - 4, len = 0;
   int count = 0;
   for (; count < n && v[count] && len < room; count++)
@@ -246,10 +230,9 @@ static void post_strings(LzEvBuf *eb, uint16_t type, uint32_t capset, int n,
   }
 }
 
-void lz_ev_heap_info(LzEvBuf *eb, uint16_t generations, uint64_t max_heap,
-                     uint64_t alloc_area, uint64_t mblock, uint64_t block) {
-  if (LZ_EV_OFF(eb))
-    return;
+void lz_ev_heap_info(LzEvBuf *eb, uint16_t generations, uint64_t max_heap, uint64_t alloc_area,
+                     uint64_t mblock, uint64_t block) {
+  if (LZ_EV_OFF(eb)) return;
   uint8_t *p = lz_ev_begin(eb, LZ_EVT_HEAP_INFO_GHC, 38);
   p = lz_ev_put16(lz_ev_put32(p, LZ_EV_CAPSET_PROCESS), generations);
   p = lz_ev_put64(lz_ev_put64(p, max_heap), alloc_area);
@@ -257,8 +240,7 @@ void lz_ev_heap_info(LzEvBuf *eb, uint16_t generations, uint64_t max_heap,
 }
 
 static void capset_cap(LzEvBuf *eb, uint16_t type, uint32_t capset, uint16_t v) {
-  if (LZ_EV_OFF(eb))
-    return;
+  if (LZ_EV_OFF(eb)) return;
   lz_ev_put16(lz_ev_put32(lz_ev_begin(eb, type, 6), capset), v);
 }
 void lz_ev_capset_create(LzEvBuf *eb, uint32_t capset, uint16_t type) {
@@ -271,8 +253,7 @@ void lz_ev_capset_remove_cap(LzEvBuf *eb, uint32_t capset, uint16_t cap) {
   capset_cap(eb, LZ_EVT_CAPSET_REMOVE_CAP, capset, cap);
 }
 void lz_ev_capset_delete(LzEvBuf *eb, uint32_t capset) {
-  if (LZ_EV_OFF(eb))
-    return;
+  if (LZ_EV_OFF(eb)) return;
   lz_ev_put32(lz_ev_begin(eb, LZ_EVT_CAPSET_DELETE, 4), capset);
 }
 
@@ -281,55 +262,42 @@ static void post_capset_u32(LzEvBuf *eb, uint16_t type, uint32_t capset, uint32_
 }
 
 int lz_event_custom(LzEvBuf *eb, uint16_t type, const void *payload, size_t len) {
-  if (!eb || type > LZ_EV_MAX_TYPE || type_size[type] < 0 || type == LZ_EVT_BLOCK_MARKER)
-    return -1;
+  if (!eb || type > LZ_EV_MAX_TYPE || type_size[type] < 0 || type == LZ_EVT_BLOCK_MARKER) return -1;
   uint8_t *p;
   if (type_size[type] == LZ_EV_VAR) {
-    if (len > max_var)
-      return -1;
+    if (len > max_var) return -1;
     p = begin_var(eb, type, len);
   } else {
-    if (len != (size_t)type_size[type])
-      return -1;
+    if (len != (size_t)type_size[type]) return -1;
     p = lz_ev_begin(eb, type, len);
   }
-  if (len)
-    memcpy(p, payload, len);
+  if (len) memcpy(p, payload, len);
   return 0;
 }
 
-size_t lz_ev_max_var_payload(void) {
-  return max_var;
-}
+size_t lz_ev_max_var_payload(void) { return max_var; }
 
 /* ---- buffers ---------------------------------------------------------------------------- */
 
-LzEvBuf *lz_ev_cap_buf(unsigned cap) {
-  return ev_open && cap < ev_ncaps ? &ev_caps[cap] : NULL;
-}
+LzEvBuf *lz_ev_cap_buf(unsigned cap) { return ev_open && cap < ev_ncaps ? &ev_caps[cap] : NULL; }
 
 LzEvBuf *lz_ev_global_begin(void) {
   pthread_mutex_lock(&global_lock);
-  if (ev_open)
-    return &ev_global;
+  if (ev_open) return &ev_global;
   pthread_mutex_unlock(&global_lock);
   return NULL;
 }
 
 void lz_ev_global_end(LzEvBuf *g) {
-  if (g)
-    pthread_mutex_unlock(&global_lock);
+  if (g) pthread_mutex_unlock(&global_lock);
 }
 
-bool lz_eventlog_is_open(void) {
-  return ev_open;
-}
+bool lz_eventlog_is_open(void) { return ev_open; }
 
 bool lz_eventlog_parse_classes(const char *s, uint32_t *mask) {
   for (; *s; s++) {
     bool off = *s == '-';
-    if (off && !*++s)
-      return false;
+    if (off && !*++s) return false;
     uint32_t bit;
     switch (*s) {
     case 's': bit = LZ_EVC_SCHED; break;
@@ -407,8 +375,8 @@ static bool declare_types(const LzEvOptions *o) {
     type_size[builtin_types[i].num] = builtin_types[i].size;
   for (size_t i = 0; i < o->ntypes; i++) {
     const LzEvType *t = &o->types[i];
-    if (t->num < LZ_EV_LZ_BASE || t->num > LZ_EV_MAX_TYPE || type_size[t->num] >= 0 ||
-        !t->desc || (t->size != LZ_EV_VAR && t->size > LZ_EV_MAX_FIXED))
+    if (t->num < LZ_EV_LZ_BASE || t->num > LZ_EV_MAX_TYPE || type_size[t->num] >= 0 || !t->desc ||
+        (t->size != LZ_EV_VAR && t->size > LZ_EV_MAX_FIXED))
       return false;
     type_size[t->num] = t->size;
   }
@@ -464,8 +432,7 @@ int lz_eventlog_open(const char *path, unsigned ncaps, int argc, char *const arg
     return -1;
   }
   LzEvOptions o = {0};
-  if (opt)
-    o = *opt;
+  if (opt) o = *opt;
   if (ncaps < 1 || ncaps >= LZ_EV_CAP_GLOBAL || argc < 0 || (argc > 0 && !argv) ||
       (!o.sink && !path) || (o.time_unit_ns & (o.time_unit_ns - 1)) != 0 ||
       (o.coarse_unit_ns & (o.coarse_unit_ns - 1)) != 0 ||
@@ -474,13 +441,10 @@ int lz_eventlog_open(const char *path, unsigned ncaps, int argc, char *const arg
     return -1;
   }
   size_t chunk = o.chunk_bytes ? o.chunk_bytes : DEFAULT_CHUNK_BYTES;
-  if (chunk < MIN_CHUNK_BYTES)
-    chunk = MIN_CHUNK_BYTES;
-  if (chunk > ((size_t)1 << 30))
-    chunk = (size_t)1 << 30;
+  if (chunk < MIN_CHUNK_BYTES) chunk = MIN_CHUNK_BYTES;
+  if (chunk > ((size_t)1 << 30)) chunk = (size_t)1 << 30;
   max_var = chunk - LZ_EV_MARKER_BYTES - VAR_HEADER_BYTES;
-  if (max_var > 0xffff)
-    max_var = 0xffff;
+  if (max_var > 0xffff) max_var = 0xffff;
   unsigned max_chunks = o.max_chunks ? o.max_chunks : 4 * ncaps + 8;
   if (max_chunks < ncaps + 3) /* every buffer's own chunk, plus room to swap */
     max_chunks = ncaps + 3;
@@ -488,8 +452,7 @@ int lz_eventlog_open(const char *path, unsigned ncaps, int argc, char *const arg
     lz_evw_init(o.sink, o.sink_ctx, chunk, max_chunks);
   } else {
     FILE *f = fopen(path, "wb");
-    if (!f)
-      return -1;
+    if (!f) return -1;
     lz_evw_init(lz_evw_file_sink, f, chunk, max_chunks);
   }
   lz_ev_clock_start();
@@ -497,8 +460,7 @@ int lz_eventlog_open(const char *path, unsigned ncaps, int argc, char *const arg
 
   int err = ENOMEM;
   ev_caps = aligned_alloc(64, sizeof(LzEvBuf) * ncaps);
-  if (!ev_caps)
-    goto fail;
+  if (!ev_caps) goto fail;
   memset(ev_caps, 0, sizeof(LzEvBuf) * ncaps);
   ev_ncaps = ncaps;
   for (unsigned c = 0; c < ncaps; c++)
@@ -506,14 +468,11 @@ int lz_eventlog_open(const char *path, unsigned ncaps, int argc, char *const arg
   ev_global.cap = LZ_EV_CAP_GLOBAL;
   ev_global.last = 0;
   ev_all = all_buffers();
-  if (!ev_all)
-    goto fail;
+  if (!ev_all) goto fail;
   err = EIO;
-  if (!write_header(&o))
-    goto fail;
+  if (!write_header(&o)) goto fail;
   err = lz_evw_start(ev_all, ncaps + 1);
-  if (err)
-    goto fail;
+  if (err) goto fail;
   pthread_mutex_lock(&global_lock);
   ev_open = true;
   pthread_mutex_unlock(&global_lock);
@@ -534,8 +493,7 @@ fail:
 }
 
 int lz_eventlog_close(void) {
-  if (!ev_open)
-    return 0;
+  if (!ev_open) return 0;
   LzEvBuf *g = lz_ev_global_begin();
   for (unsigned c = 0; c < ev_ncaps; c++) {
     lz_ev_capset_remove_cap(g, LZ_EV_CAPSET_PROCESS, (uint16_t)c);

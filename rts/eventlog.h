@@ -32,10 +32,10 @@
 
 /* ---- event types ---------------------------------------------------------------------- */
 
-#define LZ_EV_VAR 0xffff      /* size of a variable-size event type (as in the header) */
-#define LZ_EV_LZ_BASE 1000    /* first number of Lz's own event types (Note [Event numbers]) */
-#define LZ_EV_MAX_TYPE 2047   /* largest event type number the writer accepts */
-#define LZ_EV_MAX_FIXED 256   /* largest payload of a fixed-size event type */
+#define LZ_EV_VAR        0xffff /* size of a variable-size event type (as in the header) */
+#define LZ_EV_LZ_BASE    1000   /* first number of Lz's own event types (Note [Event numbers]) */
+#define LZ_EV_MAX_TYPE   2047   /* largest event type number the writer accepts */
+#define LZ_EV_MAX_FIXED  256    /* largest payload of a fixed-size event type */
 #define LZ_EV_CAP_GLOBAL 0xffff /* capability number of global blocks (GHC: (EventCapNo)-1) */
 
 enum {
@@ -69,7 +69,7 @@ enum {
 /* Capability sets made at open: 0 is the OS process (also the heap capset of the
  * HEAP_* events), 1 the clock domain (WALL_CLOCK_TIME), as GHC does. */
 #define LZ_EV_CAPSET_PROCESS 0u
-#define LZ_EV_CAPSET_CLOCK 1u
+#define LZ_EV_CAPSET_CLOCK   1u
 
 /* Event classes, GHC's `+RTS -l<classes>` letters; call sites of optional events test
  * lz_ev_on(LZ_EVC_...). The defaults are GHC's (s, g, p, u). */
@@ -93,10 +93,10 @@ typedef struct LzEvChunk LzEvChunk;
  * line so that two capabilities never share one. */
 typedef struct LzEvBuf {
   _Alignas(64) uint8_t *pos; /* next free byte */
-  uint8_t *lim;       /* end of the current chunk's space */
-  LzEvChunk *chunk;   /* the chunk being filled; its first event is the block marker */
-  uint16_t cap;       /* capability number (LZ_EV_CAP_GLOBAL for the global buffer) */
-  uint64_t last;      /* the last timestamp written here (lz_ev_stamp_in) */
+  uint8_t *lim;              /* end of the current chunk's space */
+  LzEvChunk *chunk;          /* the chunk being filled; its first event is the block marker */
+  uint16_t cap;              /* capability number (LZ_EV_CAP_GLOBAL for the global buffer) */
+  uint64_t last;             /* the last timestamp written here (lz_ev_stamp_in) */
 } LzEvBuf;
 
 /* A sink receives the log's bytes in order, from one thread at a time (the opener for
@@ -106,25 +106,25 @@ typedef struct LzEvBuf {
 typedef size_t (*LzEvSink)(void *ctx, const void *bytes, size_t n);
 
 typedef struct LzEvType {
-  uint16_t num;        /* LZ_EV_LZ_BASE .. LZ_EV_MAX_TYPE, not in eventlog_types.def */
-  uint16_t size;       /* payload bytes (<= LZ_EV_MAX_FIXED), or LZ_EV_VAR */
+  uint16_t num;  /* LZ_EV_LZ_BASE .. LZ_EV_MAX_TYPE, not in eventlog_types.def */
+  uint16_t size; /* payload bytes (<= LZ_EV_MAX_FIXED), or LZ_EV_VAR */
   const char *desc;
 } LzEvType;
 
 typedef struct LzEvOptions {
-  size_t chunk_bytes;         /* block size; 0: 256 KiB (minimum 1 KiB) */
-  unsigned max_chunks;        /* chunks allocated at most (a capability waits for the
-                                 writer beyond); 0: 4 per capability + 8 */
-  uint32_t classes;           /* LZ_EVC_* mask; 0: LZ_EVC_DEFAULT */
-  const LzEvType *types;      /* extra event types declared in the header */
+  size_t chunk_bytes;    /* block size; 0: 256 KiB (minimum 1 KiB) */
+  unsigned max_chunks;   /* chunks allocated at most (a capability waits for the
+                            writer beyond); 0: 4 per capability + 8 */
+  uint32_t classes;      /* LZ_EVC_* mask; 0: LZ_EVC_DEFAULT */
+  const LzEvType *types; /* extra event types declared in the header */
   size_t ntypes;
-  char *const *envp;          /* written as PROGRAM_ENV if not NULL */
-  const char *rts_id;         /* RTS_IDENTIFIER; NULL: "Lz-0.1 rts_thr_l" */
-  LzEvSink sink;              /* NULL: write the file `path` */
+  char *const *envp;  /* written as PROGRAM_ENV if not NULL */
+  const char *rts_id; /* RTS_IDENTIFIER; NULL: "Lz-0.1 rts_thr_l" */
+  LzEvSink sink;      /* NULL: write the file `path` */
   void *sink_ctx;
-  uint32_t time_unit_ns; /* timestamps rounded down to a multiple of this power of
-                            two (0, 1: ns); recordings: Note [Replay log encoding] */
-  uint32_t coarse_unit_ns;   /* the same for every type but fine_types (0: time_unit_ns) */
+  uint32_t time_unit_ns;      /* timestamps rounded down to a multiple of this power of
+                                 two (0, 1: ns); recordings: Note [Replay log encoding] */
+  uint32_t coarse_unit_ns;    /* the same for every type but fine_types (0: time_unit_ns) */
   const uint16_t *fine_types; /* types whose times keep time_unit_ns */
   size_t nfine;
   bool terse_types; /* GHC's types declared without their descriptions (readers know
@@ -169,9 +169,9 @@ void lz_ev_flush(LzEvBuf *eb);
 void lz_ev_flush_idle(LzEvBuf *eb);
 
 typedef struct LzEvStats {
-  uint64_t chunks;     /* blocks written */
-  uint64_t bytes;      /* bytes written, header included */
-  uint64_t waits;      /* times a capability waited for the writer (no free chunk) */
+  uint64_t chunks; /* blocks written */
+  uint64_t bytes;  /* bytes written, header included */
+  uint64_t waits;  /* times a capability waited for the writer (no free chunk) */
 } LzEvStats;
 LzEvStats lz_eventlog_stats(void); /* of the open log, or of the last one closed */
 
@@ -204,8 +204,7 @@ extern uint8_t lz_ev_fine_bits[(LZ_EV_MAX_TYPE + 8) / 8];
 static inline uint64_t lz_ev_stamp_in(LzEvBuf *eb, uint16_t type) {
   bool fine = type <= LZ_EV_MAX_TYPE && (lz_ev_fine_bits[type >> 3] >> (type & 7) & 1);
   uint64_t t = lz_ev_now() & (fine ? lz_ev_time_mask : lz_ev_coarse_mask);
-  if (t < eb->last)
-    t = eb->last;
+  if (t < eb->last) t = eb->last;
   eb->last = t;
   return t;
 }
@@ -263,7 +262,7 @@ void lz_ev__refill(LzEvBuf *eb, size_t need);
  * fixed-size types on hot paths (no check of the size against the declaration; use
  * lz_event_custom where speed does not matter). */
 #if LZ_REPLAY
-extern bool lz_step_on;                             /* replay_step.h */
+extern bool lz_step_on; /* replay_step.h */
 void lz_step_event(LzEvBuf *eb, uint16_t type);
 #endif
 static inline uint8_t *lz_ev_begin(LzEvBuf *eb, uint16_t type, size_t payload) {
@@ -271,8 +270,7 @@ static inline uint8_t *lz_ev_begin(LzEvBuf *eb, uint16_t type, size_t payload) {
   if (__builtin_expect(lz_step_on, 0)) lz_step_event(eb, type); /* stepping a replay */
 #endif
   size_t n = LZ_EV_HEADER_BYTES + payload;
-  if (__builtin_expect((size_t)(eb->lim - eb->pos) < n, 0))
-    lz_ev__refill(eb, n);
+  if (__builtin_expect((size_t)(eb->lim - eb->pos) < n, 0)) lz_ev__refill(eb, n);
   uint8_t *p = eb->pos;
   eb->pos = p + n;
   p = lz_ev_put16(p, type);
@@ -296,24 +294,19 @@ void lz_ev__post_stop(LzEvBuf *eb, uint32_t tid, uint16_t status, uint32_t block
 /* ---- events: one function each; `eb` is the capability's buffer (NULL: off) ------------- */
 
 static inline void lz_ev__tid(LzEvBuf *eb, uint16_t type, uint32_t tid) {
-  if (!LZ_EV_OFF(eb))
-    lz_ev__post_tid(eb, type, tid);
+  if (!LZ_EV_OFF(eb)) lz_ev__post_tid(eb, type, tid);
 }
 static inline void lz_ev__tid_cap(LzEvBuf *eb, uint16_t type, uint32_t tid, uint16_t cap) {
-  if (!LZ_EV_OFF(eb))
-    lz_ev__post_tid_cap(eb, type, tid, cap);
+  if (!LZ_EV_OFF(eb)) lz_ev__post_tid_cap(eb, type, tid, cap);
 }
 static inline void lz_ev__empty(LzEvBuf *eb, uint16_t type) {
-  if (!LZ_EV_OFF(eb))
-    lz_ev__post_empty(eb, type);
+  if (!LZ_EV_OFF(eb)) lz_ev__post_empty(eb, type);
 }
 static inline void lz_ev__cap(LzEvBuf *eb, uint16_t type, uint16_t cap) {
-  if (!LZ_EV_OFF(eb))
-    lz_ev__post_cap(eb, type, cap);
+  if (!LZ_EV_OFF(eb)) lz_ev__post_cap(eb, type, cap);
 }
 static inline void lz_ev__capset_u64(LzEvBuf *eb, uint16_t type, uint32_t capset, uint64_t v) {
-  if (!LZ_EV_OFF(eb))
-    lz_ev__post_capset_u64(eb, type, capset, v);
+  if (!LZ_EV_OFF(eb)) lz_ev__post_capset_u64(eb, type, capset, v);
 }
 
 /* threads (class s) */
@@ -327,8 +320,7 @@ static inline void lz_ev_run_thread(LzEvBuf *eb, uint32_t tid) {
  * LZ_EV_STOP_BLOCKED_ON_BLACKHOLE, else 0. */
 static inline void lz_ev_stop_thread(LzEvBuf *eb, uint32_t tid, uint16_t status,
                                      uint32_t blocked_on) {
-  if (!LZ_EV_OFF(eb))
-    lz_ev__post_stop(eb, tid, status, blocked_on);
+  if (!LZ_EV_OFF(eb)) lz_ev__post_stop(eb, tid, status, blocked_on);
 }
 static inline void lz_ev_thread_runnable(LzEvBuf *eb, uint32_t tid) {
   lz_ev__tid(eb, LZ_EVT_THREAD_RUNNABLE, tid);
@@ -379,14 +371,22 @@ static inline void lz_ev_heap_size(LzEvBuf *eb, uint64_t bytes) {
 static inline void lz_ev_heap_live(LzEvBuf *eb, uint64_t bytes) {
   lz_ev__capset_u64(eb, LZ_EVT_HEAP_LIVE, LZ_EV_CAPSET_PROCESS, bytes);
 }
-void lz_ev_heap_info(LzEvBuf *eb, uint16_t generations, uint64_t max_heap,
-                     uint64_t alloc_area, uint64_t mblock, uint64_t block);
+void lz_ev_heap_info(LzEvBuf *eb, uint16_t generations, uint64_t max_heap, uint64_t alloc_area,
+                     uint64_t mblock, uint64_t block);
 
 /* capabilities and capability sets (open and close post the usual ones) */
-static inline void lz_ev_cap_create(LzEvBuf *eb, uint16_t cap) { lz_ev__cap(eb, LZ_EVT_CAP_CREATE, cap); }
-static inline void lz_ev_cap_delete(LzEvBuf *eb, uint16_t cap) { lz_ev__cap(eb, LZ_EVT_CAP_DELETE, cap); }
-static inline void lz_ev_cap_disable(LzEvBuf *eb, uint16_t cap) { lz_ev__cap(eb, LZ_EVT_CAP_DISABLE, cap); }
-static inline void lz_ev_cap_enable(LzEvBuf *eb, uint16_t cap) { lz_ev__cap(eb, LZ_EVT_CAP_ENABLE, cap); }
+static inline void lz_ev_cap_create(LzEvBuf *eb, uint16_t cap) {
+  lz_ev__cap(eb, LZ_EVT_CAP_CREATE, cap);
+}
+static inline void lz_ev_cap_delete(LzEvBuf *eb, uint16_t cap) {
+  lz_ev__cap(eb, LZ_EVT_CAP_DELETE, cap);
+}
+static inline void lz_ev_cap_disable(LzEvBuf *eb, uint16_t cap) {
+  lz_ev__cap(eb, LZ_EVT_CAP_DISABLE, cap);
+}
+static inline void lz_ev_cap_enable(LzEvBuf *eb, uint16_t cap) {
+  lz_ev__cap(eb, LZ_EVT_CAP_ENABLE, cap);
+}
 void lz_ev_capset_create(LzEvBuf *eb, uint32_t capset, uint16_t type);
 void lz_ev_capset_assign_cap(LzEvBuf *eb, uint32_t capset, uint16_t cap);
 void lz_ev_capset_remove_cap(LzEvBuf *eb, uint32_t capset, uint16_t cap);

@@ -23,7 +23,7 @@
 
 struct LzEvChunk {
   LzEvChunk *next;
-  size_t len;       /* bytes used, set when the block is closed */
+  size_t len; /* bytes used, set when the block is closed */
   uint8_t data[];
 };
 
@@ -46,8 +46,7 @@ static LzEvStats stats;
 
 size_t lz_evw_file_sink(void *ctx, const void *bytes, size_t n) {
   FILE *f = ctx;
-  if (!bytes)
-    return fclose(f) == 0 ? 0 : 1;
+  if (!bytes) return fclose(f) == 0 ? 0 : 1;
   return fwrite(bytes, 1, n, f);
 }
 
@@ -75,9 +74,7 @@ bool lz_evw_write_now(const void *bytes, size_t n) {
   return true;
 }
 
-bool lz_evw_finish(void) {
-  return sink(sink_ctx, NULL, 0) == 0;
-}
+bool lz_evw_finish(void) { return sink(sink_ctx, NULL, 0) == 0; }
 
 LzEvStats lz_eventlog_stats(void) {
   pthread_mutex_lock(&q_lock);
@@ -125,9 +122,7 @@ static void recycle(LzEvChunk *c) {
   free_chunks = c;
 }
 
-static LzEvChunk *chunk_alloc(void) {
-  return malloc(sizeof(LzEvChunk) + chunk_bytes);
-}
+static LzEvChunk *chunk_alloc(void) { return malloc(sizeof(LzEvChunk) + chunk_bytes); }
 
 /* q_lock held. A free chunk, a new one while under the limit, else wait for the writer
  * (it always has one to return: the caller queued its full chunk before asking). */
@@ -167,25 +162,21 @@ static void block_swap(LzEvBuf *eb) {
 void lz_ev__refill(LzEvBuf *eb, size_t need) {
   if (need > chunk_bytes - LZ_EV_MARKER_BYTES) {
     /* a caller bypassed the size checks of eventlog.c: a bug, not an input */
-    fprintf(stderr, "lz eventlog: internal error: event of %zu bytes, larger than a block\n",
-            need);
+    fprintf(stderr, "lz eventlog: internal error: event of %zu bytes, larger than a block\n", need);
     abort();
   }
   block_swap(eb);
 }
 
 void lz_ev_flush(LzEvBuf *eb) {
-  if (eb && eb->pos > eb->chunk->data + LZ_EV_MARKER_BYTES)
-    block_swap(eb);
+  if (eb && eb->pos > eb->chunk->data + LZ_EV_MARKER_BYTES) block_swap(eb);
 }
 
 void lz_ev_flush_idle(LzEvBuf *eb) {
-  if (!eb || eb->pos == eb->chunk->data + LZ_EV_MARKER_BYTES)
-    return;
+  if (!eb || eb->pos == eb->chunk->data + LZ_EV_MARKER_BYTES) return;
   /* the block's first event's time (after the marker: type u16, time u64) */
   uint64_t first = lz_ev_get64(eb->chunk->data + LZ_EV_MARKER_BYTES + 2);
-  if (lz_ev_now() - first >= LZ_EV_IDLE_FLUSH_NS)
-    block_swap(eb);
+  if (lz_ev_now() - first >= LZ_EV_IDLE_FLUSH_NS) block_swap(eb);
 }
 
 /* ---- the writer thread ------------------------------------------------------------------ */
@@ -197,14 +188,11 @@ static void *writer_main(void *arg) {
     while (!q_head && !closing)
       pthread_cond_wait(&q_work, &q_lock);
     LzEvChunk *c = q_head;
-    if (!c)
-      break; /* closing and drained */
+    if (!c) break; /* closing and drained */
     q_head = c->next;
-    if (!q_head)
-      q_tail = NULL;
+    if (!q_head) q_tail = NULL;
     pthread_mutex_unlock(&q_lock);
-    if (!sink_failed && sink(sink_ctx, c->data, c->len) != c->len)
-      sink_failed = true;
+    if (!sink_failed && sink(sink_ctx, c->data, c->len) != c->len) sink_failed = true;
     pthread_mutex_lock(&q_lock);
     stats.chunks++;
     stats.bytes += c->len;

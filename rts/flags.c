@@ -9,9 +9,9 @@
  * -F<factor> (the heap's size against the live data: Note [Heap sizing]); the threaded
  * way also -N, -C, -e, -qn<n>/-qg (GC threads: Note [GC threads]). Options that exist
  * only in other ways of building get GHC's message naming the compile flag ("the flag
- * -N2 requires the program to be built with -threaded"); anything else is "unknown RTS option". Sizes are GHC's: a number
- * (decimal point allowed) with an optional k, m, g (powers of 1024) or w (words)
- * suffix. Parsing is pure (lz_parse_rts_flags); printing and exiting are the caller's.
+ * -N2 requires the program to be built with -threaded"); anything else is "unknown RTS option".
+ * Sizes are GHC's: a number (decimal point allowed) with an optional k, m, g (powers of 1024) or w
+ * (words) suffix. Parsing is pure (lz_parse_rts_flags); printing and exiting are the caller's.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -48,23 +48,36 @@ void lz_flags_default(LzFlags *f) {
 
 bool lz_parse_size(const char *s, size_t *out) {
   char *end;
-  if (!s || !*s || (*s < '0' || *s > '9'))
-    return false;
+  if (!s || !*s || (*s < '0' || *s > '9')) return false;
   double v = strtod(s, &end);
   double mult = 1;
   switch (*end) {
   case 0: break;
-  case 'k': case 'K': mult = 1024.0; end++; break;
-  case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
-  case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
-  case 'w': case 'W': mult = sizeof(LzWord); end++; break;
+  case 'k':
+  case 'K':
+    mult = 1024.0;
+    end++;
+    break;
+  case 'm':
+  case 'M':
+    mult = 1024.0 * 1024;
+    end++;
+    break;
+  case 'g':
+  case 'G':
+    mult = 1024.0 * 1024 * 1024;
+    end++;
+    break;
+  case 'w':
+  case 'W':
+    mult = sizeof(LzWord);
+    end++;
+    break;
   default: return false;
   }
-  if (*end)
-    return false;
+  if (*end) return false;
   v *= mult;
-  if (!(v >= 0) || v > 1e18)
-    return false;
+  if (!(v >= 0) || v > 1e18) return false;
   *out = (size_t)v;
   return true;
 }
@@ -80,12 +93,10 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
 /* The flag needs another way of building the program? Returns the compile flags. */
 static const char *other_way(const char *a) {
 #if !LZ_THREADED
-  if (a[1] == 'N' || (a[1] == 'q' && a[2]) || !strcmp(a, "--lazy-blackholing"))
-    return "-threaded";
+  if (a[1] == 'N' || (a[1] == 'q' && a[2]) || !strcmp(a, "--lazy-blackholing")) return "-threaded";
 #endif
 #if !LZ_WAY_EVENTLOG
-  if (a[1] == 'l' || !strcmp(a, "-v") || !strncmp(a, "-ol", 3))
-    return "-eventlog";
+  if (a[1] == 'l' || !strcmp(a, "-v") || !strncmp(a, "-ol", 3)) return "-eventlog";
 #endif
 #if !LZ_PROF
   if (a[1] == 'p' || a[1] == 'P' || (a[1] == 'h' && a[2] != 0) || !strcmp(a, "-h") ||
@@ -93,11 +104,9 @@ static const char *other_way(const char *a) {
     return "-prof";
 #endif
 #if !LZ_REPLAY
-  if (!strncmp(a, "--record", 8) || !strncmp(a, "--replay", 8))
-    return "-replay";
+  if (!strncmp(a, "--record", 8) || !strncmp(a, "--replay", 8)) return "-replay";
 #endif
-  if (!strncmp(a, "--step", 6) || !strncmp(a, "--dup-report", 12))
-    return "-replay";
+  if (!strncmp(a, "--step", 6) || !strncmp(a, "--dup-report", 12)) return "-replay";
   return NULL;
 }
 
@@ -106,18 +115,14 @@ static int rts_option(const char *a, LzFlags *f, char *err, size_t errlen) {
 #if LZ_REPLAY
   if (!strncmp(a, "--record", 8) || !strncmp(a, "--replay", 8))
     return lz_replay_flag(a, err, errlen);
-  if (!strncmp(a, "--step", 6))
-    return lz_step_flag(a, err, errlen);
+  if (!strncmp(a, "--step", 6)) return lz_step_flag(a, err, errlen);
   if (!strncmp(a, "--dup-report", 12)) /* replay_dup.h */
     return lz_dup_flag(a, err, errlen);
 #endif
   const char *way = other_way(a);
-  if (way)
-    return fail(err, errlen, "the flag %s requires the program to be built with %s", a, way);
-  if (!strcmp(a, "-?"))
-    return 2;
-  if (a[0] != '-')
-    return fail(err, errlen, "unexpected RTS argument: %s", a);
+  if (way) return fail(err, errlen, "the flag %s requires the program to be built with %s", a, way);
+  if (!strcmp(a, "-?")) return 2;
+  if (a[0] != '-') return fail(err, errlen, "unexpected RTS argument: %s", a);
 #if LZ_THREADED
   if (!strcmp(a, "--lazy-blackholing")) { /* Note [Lazy blackholing] (threaded-rts.md) */
     f->lazy_bh = true;
@@ -134,8 +139,7 @@ static int rts_option(const char *a, LzFlags *f, char *err, size_t errlen) {
     f->eventlog = true;
     for (const char *c = a + 2; *c; c++) {
       char one[3] = {c[0], 0, 0};
-      if (c[0] == '-' && c[1])
-        one[1] = *++c;
+      if (c[0] == '-' && c[1]) one[1] = *++c;
       if (!lz_eventlog_parse_classes(one, &f->eventlog_classes) && !f->eventlog_bad_class)
         f->eventlog_bad_class = *c;
     }
@@ -199,8 +203,7 @@ static int rts_option(const char *a, LzFlags *f, char *err, size_t errlen) {
     f->max_stack_bytes = sz;
     return 0;
   case 'M':
-    if (!lz_parse_size(a + 2, &sz))
-      return fail(err, errlen, "bad value for -M: %s", a + 2);
+    if (!lz_parse_size(a + 2, &sz)) return fail(err, errlen, "bad value for -M: %s", a + 2);
     f->max_heap_bytes = sz;
     return 0;
   case 'F': {
@@ -213,13 +216,11 @@ static int rts_option(const char *a, LzFlags *f, char *err, size_t errlen) {
   }
   case 'A':
   case 'H':
-    if (!lz_parse_size(a + 2, &sz))
-      return fail(err, errlen, "bad value for -%c: %s", a[1], a + 2);
+    if (!lz_parse_size(a + 2, &sz)) return fail(err, errlen, "bad value for -%c: %s", a[1], a + 2);
     f->initial_heap_bytes = sz;
     f->initial_heap_total = a[1] == 'H';
     return 0;
-  default:
-    return fail(err, errlen, "unknown RTS option: %s", a);
+  default: return fail(err, errlen, "unknown RTS option: %s", a);
   }
 }
 
@@ -241,10 +242,8 @@ int lz_parse_rts_flags(int argc, char **argv, LzFlags *flags, int *out_argc, cha
       in_rts = false;
     } else if (in_rts) {
       int r = rts_option(a, flags, err, errlen);
-      if (r == 1)
-        return 1;
-      if (r == 2)
-        status = 2;
+      if (r == 1) return 1;
+      if (r == 2) status = 2;
     } else {
       out_argv[n++] = argv[i];
     }

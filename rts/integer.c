@@ -15,17 +15,11 @@
 
 #include "rts_priv.h"
 
-static inline bool is_small(LzWord p) {
-  return LZ_INFO(p) == &lz_integer_small_info;
-}
+static inline bool is_small(LzWord p) { return LZ_INFO(p) == &lz_integer_small_info; }
 
-static inline int64_t small_val(LzWord p) {
-  return (int64_t)LZ_UNTAG(p)[1];
-}
+static inline int64_t small_val(LzWord p) { return (int64_t)LZ_UNTAG(p)[1]; }
 
-static inline mpz_srcptr big_val(LzWord p) {
-  return (mpz_srcptr)(void *)&LZ_UNTAG(p)[1];
-}
+static inline mpz_srcptr big_val(LzWord p) { return (mpz_srcptr)(void *)&LZ_UNTAG(p)[1]; }
 
 static LzWord mk_small(LzCap *cap, int64_t v) {
   LzWord *o = lz_alloc_words(cap, 2);
@@ -36,8 +30,7 @@ static LzWord mk_small(LzCap *cap, int64_t v) {
 
 /* Takes ownership of z (its limbs end up in the object, or z is dropped). */
 static LzWord mk_mpz(LzCap *cap, mpz_t z) {
-  if (mpz_fits_slong_p(z))
-    return mk_small(cap, (int64_t)mpz_get_si(z));
+  if (mpz_fits_slong_p(z)) return mk_small(cap, (int64_t)mpz_get_si(z));
   LzWord *o = lz_alloc_words(cap, 1 + sizeof(mpz_t) / (sizeof(LzWord)));
   o[0] = (LzWord)&lz_integer_big_info;
   memcpy(&o[1], z, sizeof(mpz_t));
@@ -52,8 +45,7 @@ typedef struct {
 
 static mpz_srcptr view(LzWord p, View *v) {
   p = lz_whnf(p);
-  if (!is_small(p))
-    return big_val(p);
+  if (!is_small(p)) return big_val(p);
   int64_t x = small_val(p);
   v->limb = x < 0 ? (mp_limb_t)0 - (mp_limb_t)x : (mp_limb_t)x;
   return mpz_roinit_n(v->z, &v->limb, x < 0 ? -1 : x > 0 ? 1 : 0);
@@ -63,8 +55,7 @@ static mpz_srcptr view(LzWord p, View *v) {
 static inline bool both_small(LzWord *x, LzWord *y, int64_t *a, int64_t *b) {
   *x = lz_whnf(*x);
   *y = lz_whnf(*y);
-  if (!is_small(*x) || !is_small(*y))
-    return false;
+  if (!is_small(*x) || !is_small(*y)) return false;
   *a = small_val(*x);
   *b = small_val(*y);
   return true;
@@ -82,15 +73,12 @@ static LzWord big_binop(LzCap *cap, LzWord x, LzWord y, BinOp op) {
 
 /* ---- conversions ------------------------------------------------------------------ */
 
-LzWord lz_prim_integerFromInt(LzCap *cap, LzWord i) {
-  return mk_small(cap, (int64_t)i);
-}
+LzWord lz_prim_integerFromInt(LzCap *cap, LzWord i) { return mk_small(cap, (int64_t)i); }
 
 LzWord lz_prim_integerToInt(LzCap *cap, LzWord x) {
   (void)cap;
   x = lz_whnf(x);
-  if (is_small(x))
-    return (LzWord)small_val(x);
+  if (is_small(x)) return (LzWord)small_val(x);
   mpz_srcptr z = big_val(x);
   LzWord low = (LzWord)mpz_getlimbn(z, 0);
   return mpz_sgn(z) < 0 ? (LzWord)0 - low : low;
@@ -113,8 +101,7 @@ LzWord lz_prim_integerShow(LzCap *cap, LzWord x) {
   }
   mpz_srcptr z = big_val(x);
   char *s = GC_MALLOC_ATOMIC(mpz_sizeinbase(z, 10) + 2);
-  if (!s)
-    lz_heap_exhausted();
+  if (!s) lz_heap_exhausted();
   mpz_get_str(s, 10, z);
   return (LzWord)s;
 }
@@ -122,8 +109,7 @@ LzWord lz_prim_integerShow(LzCap *cap, LzWord x) {
 double lz_prim_integerToDouble(LzCap *cap, LzWord x) {
   (void)cap;
   x = lz_whnf(x);
-  if (is_small(x))
-    return (double)small_val(x);
+  if (is_small(x)) return (double)small_val(x);
   return mpz_get_d(big_val(x)); /* truncates, as GHC 9.0's integerToDouble# */
 }
 
@@ -135,10 +121,8 @@ double lz_prim_integerEncodeDouble(LzCap *cap, LzWord m, LzWord e) {
   long ex;
   double d = mpz_get_d_2exp(&ex, big_val(m)); /* truncated mantissa in [0.5, 1) */
   long total = ex + (long)(intptr_t)e;
-  if (total > 100000)
-    total = 100000;
-  if (total < -100000)
-    total = -100000;
+  if (total > 100000) total = 100000;
+  if (total < -100000) total = -100000;
   return ldexp(d, (int)total);
 }
 
@@ -146,29 +130,25 @@ double lz_prim_integerEncodeDouble(LzCap *cap, LzWord m, LzWord e) {
 
 LzWord lz_prim_integerAdd(LzCap *cap, LzWord x, LzWord y) {
   int64_t a, b, r;
-  if (both_small(&x, &y, &a, &b) && !__builtin_add_overflow(a, b, &r))
-    return mk_small(cap, r);
+  if (both_small(&x, &y, &a, &b) && !__builtin_add_overflow(a, b, &r)) return mk_small(cap, r);
   return big_binop(cap, x, y, mpz_add);
 }
 
 LzWord lz_prim_integerSub(LzCap *cap, LzWord x, LzWord y) {
   int64_t a, b, r;
-  if (both_small(&x, &y, &a, &b) && !__builtin_sub_overflow(a, b, &r))
-    return mk_small(cap, r);
+  if (both_small(&x, &y, &a, &b) && !__builtin_sub_overflow(a, b, &r)) return mk_small(cap, r);
   return big_binop(cap, x, y, mpz_sub);
 }
 
 LzWord lz_prim_integerMul(LzCap *cap, LzWord x, LzWord y) {
   int64_t a, b, r;
-  if (both_small(&x, &y, &a, &b) && !__builtin_mul_overflow(a, b, &r))
-    return mk_small(cap, r);
+  if (both_small(&x, &y, &a, &b) && !__builtin_mul_overflow(a, b, &r)) return mk_small(cap, r);
   return big_binop(cap, x, y, mpz_mul);
 }
 
 LzWord lz_prim_integerNegate(LzCap *cap, LzWord x) {
   x = lz_whnf(x);
-  if (is_small(x) && small_val(x) != INT64_MIN)
-    return mk_small(cap, -small_val(x));
+  if (is_small(x) && small_val(x) != INT64_MIN) return mk_small(cap, -small_val(x));
   View v;
   mpz_t r;
   mpz_init(r);
@@ -178,10 +158,8 @@ LzWord lz_prim_integerNegate(LzCap *cap, LzWord x) {
 
 LzWord lz_prim_integerAbs(LzCap *cap, LzWord x) {
   x = lz_whnf(x);
-  if (is_small(x) && small_val(x) >= 0)
-    return x;
-  if (is_small(x) && small_val(x) != INT64_MIN)
-    return mk_small(cap, -small_val(x));
+  if (is_small(x) && small_val(x) >= 0) return x;
+  if (is_small(x) && small_val(x) != INT64_MIN) return mk_small(cap, -small_val(x));
   View v;
   mpz_t r;
   mpz_init(r);
@@ -192,23 +170,20 @@ LzWord lz_prim_integerAbs(LzCap *cap, LzWord x) {
 /* The divisor is nonzero (checked in Lz); a zero divisor still dies cleanly here. */
 static void check_divisor(LzWord y) {
   View v;
-  if (mpz_sgn(view(y, &v)) == 0)
-    lz_die(1, "divide by zero");
+  if (mpz_sgn(view(y, &v)) == 0) lz_die(1, "divide by zero");
 }
 
 LzWord lz_prim_integerQuot(LzCap *cap, LzWord x, LzWord y) {
   int64_t a, b;
   check_divisor(y);
-  if (both_small(&x, &y, &a, &b) && !(a == INT64_MIN && b == -1))
-    return mk_small(cap, a / b);
+  if (both_small(&x, &y, &a, &b) && !(a == INT64_MIN && b == -1)) return mk_small(cap, a / b);
   return big_binop(cap, x, y, mpz_tdiv_q);
 }
 
 LzWord lz_prim_integerRem(LzCap *cap, LzWord x, LzWord y) {
   int64_t a, b;
   check_divisor(y);
-  if (both_small(&x, &y, &a, &b))
-    return mk_small(cap, b == -1 ? 0 : a % b);
+  if (both_small(&x, &y, &a, &b)) return mk_small(cap, b == -1 ? 0 : a % b);
   return big_binop(cap, x, y, mpz_tdiv_r);
 }
 
@@ -217,8 +192,7 @@ LzWord lz_prim_integerDiv(LzCap *cap, LzWord x, LzWord y) {
   check_divisor(y);
   if (both_small(&x, &y, &a, &b) && !(a == INT64_MIN && b == -1)) {
     int64_t q = a / b, r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0)))
-      q--;
+    if (r != 0 && ((r < 0) != (b < 0))) q--;
     return mk_small(cap, q);
   }
   return big_binop(cap, x, y, mpz_fdiv_q);
@@ -228,11 +202,9 @@ LzWord lz_prim_integerMod(LzCap *cap, LzWord x, LzWord y) {
   int64_t a, b;
   check_divisor(y);
   if (both_small(&x, &y, &a, &b)) {
-    if (b == -1)
-      return mk_small(cap, 0);
+    if (b == -1) return mk_small(cap, 0);
     int64_t r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0)))
-      r += b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return mk_small(cap, r);
   }
   return big_binop(cap, x, y, mpz_fdiv_r);
@@ -248,8 +220,7 @@ LzWord lz_prim_integerGcd(LzCap *cap, LzWord x, LzWord y) {
       u = v;
       v = t;
     }
-    if (u <= (uint64_t)INT64_MAX)
-      return mk_small(cap, (int64_t)u);
+    if (u <= (uint64_t)INT64_MAX) return mk_small(cap, (int64_t)u);
   }
   return big_binop(cap, x, y, mpz_gcd);
 }
@@ -259,8 +230,7 @@ LzWord lz_prim_integerGcd(LzCap *cap, LzWord x, LzWord y) {
 LzWord lz_prim_integerCompare(LzCap *cap, LzWord x, LzWord y) {
   (void)cap;
   int64_t a, b;
-  if (both_small(&x, &y, &a, &b))
-    return (LzWord)(intptr_t)((a > b) - (a < b));
+  if (both_small(&x, &y, &a, &b)) return (LzWord)(intptr_t)((a > b) - (a < b));
   View vx, vy;
   int c = mpz_cmp(view(x, &vx), view(y, &vy));
   return (LzWord)(intptr_t)((c > 0) - (c < 0));
@@ -274,22 +244,19 @@ LzWord lz_prim_integerEq(LzCap *cap, LzWord x, LzWord y) {
 
 LzWord lz_prim_integerAnd(LzCap *cap, LzWord x, LzWord y) {
   int64_t a, b;
-  if (both_small(&x, &y, &a, &b))
-    return mk_small(cap, a & b);
+  if (both_small(&x, &y, &a, &b)) return mk_small(cap, a & b);
   return big_binop(cap, x, y, mpz_and);
 }
 
 LzWord lz_prim_integerOr(LzCap *cap, LzWord x, LzWord y) {
   int64_t a, b;
-  if (both_small(&x, &y, &a, &b))
-    return mk_small(cap, a | b);
+  if (both_small(&x, &y, &a, &b)) return mk_small(cap, a | b);
   return big_binop(cap, x, y, mpz_ior);
 }
 
 LzWord lz_prim_integerXor(LzCap *cap, LzWord x, LzWord y) {
   int64_t a, b;
-  if (both_small(&x, &y, &a, &b))
-    return mk_small(cap, a ^ b);
+  if (both_small(&x, &y, &a, &b)) return mk_small(cap, a ^ b);
   return big_binop(cap, x, y, mpz_xor);
 }
 
@@ -299,11 +266,9 @@ LzWord lz_prim_integerShiftL(LzCap *cap, LzWord x, LzWord n) {
   if (is_small(x) && k < 63) {
     int64_t a = small_val(x);
     int64_t lim = INT64_MAX >> k; /* |a| <= lim  ⇒  a << k fits */
-    if (a <= lim && a >= -lim)
-      return mk_small(cap, (int64_t)((uint64_t)a << k));
+    if (a <= lim && a >= -lim) return mk_small(cap, (int64_t)((uint64_t)a << k));
   }
-  if (is_small(x) && small_val(x) == 0)
-    return x;
+  if (is_small(x) && small_val(x) == 0) return x;
   View v;
   mpz_t r;
   mpz_init(r);
@@ -316,8 +281,7 @@ LzWord lz_prim_integerShiftR(LzCap *cap, LzWord x, LzWord n) {
   LzWord k = n;
   if (is_small(x)) {
     int64_t a = small_val(x);
-    if (k >= 63)
-      return mk_small(cap, a < 0 ? -1 : 0);
+    if (k >= 63) return mk_small(cap, a < 0 ? -1 : 0);
     return mk_small(cap, a >> k); /* arithmetic shift: floor division by 2^k */
   }
   View v;
@@ -335,7 +299,6 @@ LzWord lz_prim_integerLog2(LzCap *cap, LzWord x) {
     return a <= 0 ? 0 : (LzWord)(63 - __builtin_clzll((unsigned long long)a));
   }
   mpz_srcptr z = big_val(x);
-  if (mpz_sgn(z) <= 0)
-    return 0;
+  if (mpz_sgn(z) <= 0) return 0;
   return (LzWord)(mpz_sizeinbase(z, 2) - 1);
 }

@@ -27,16 +27,16 @@
 #define BUF_BYTES 8192
 
 typedef struct Handle {
-  int os;             /* OS descriptor, -1 once closed */
+  int os; /* OS descriptor, -1 once closed */
   bool readable, writable;
-  int mode;           /* 0 none, 1 line, 2 block */
-  char *name;         /* "<stdout>" or the file's path (messages) */
+  int mode;   /* 0 none, 1 line, 2 block */
+  char *name; /* "<stdout>" or the file's path (messages) */
   unsigned char *wbuf;
   size_t wlen;
   unsigned char *rbuf;
   size_t rpos, rlen;
   bool eof;
-  dev_t dev;          /* file lock identity (files only) */
+  dev_t dev; /* file lock identity (files only) */
   ino_t ino;
   bool locked;
 } Handle;
@@ -49,8 +49,7 @@ static Handle *new_handle(int os, bool r, bool w, int mode, const char *name) {
   if (nhandles == handles_cap) {
     handles_cap = handles_cap ? 2 * handles_cap : 16;
     handles = realloc(handles, handles_cap * sizeof(Handle));
-    if (!handles)
-      lz_heap_exhausted();
+    if (!handles) lz_heap_exhausted();
   }
   Handle *h = &handles[nhandles++];
   memset(h, 0, sizeof *h);
@@ -62,8 +61,7 @@ static Handle *new_handle(int os, bool r, bool w, int mode, const char *name) {
 }
 
 void lz_io_init(void) {
-  if (io_started)
-    return;
+  if (io_started) return;
   io_started = true;
   signal(SIGPIPE, SIG_IGN); /* a closed pipe is an EPIPE error, as in GHC */
   new_handle(0, true, false, isatty(0) ? 1 : 2, "<stdin>");
@@ -72,22 +70,35 @@ void lz_io_init(void) {
 }
 
 static Handle *get(LzWord fd) {
-  if (fd >= nhandles)
-    lz_internal_error("bad file descriptor %ld", (long)fd);
+  if (fd >= nhandles) lz_internal_error("bad file descriptor %ld", (long)fd);
   return &handles[fd];
 }
 
 /* GHC's IOErrorType wording for an errno. */
 static const char *io_error_type(int e) {
   switch (e) {
-  case ENOENT: case ENXIO: case ESRCH: return "does not exist";
-  case EACCES: case EPERM: case EROFS: case EFBIG: return "permission denied";
+  case ENOENT:
+  case ENXIO:
+  case ESRCH: return "does not exist";
+  case EACCES:
+  case EPERM:
+  case EROFS:
+  case EFBIG: return "permission denied";
   case EEXIST: return "already exists";
-  case EBUSY: case ETXTBSY: return "resource busy";
-  case ENOSPC: case EMFILE: case ENFILE: case EAGAIN: case EMLINK: return "resource exhausted";
-  case EISDIR: case ENOTDIR: return "inappropriate type";
-  case EPIPE: case ECONNRESET: return "resource vanished";
-  case EINVAL: case ELOOP: case ENAMETOOLONG: return "invalid argument";
+  case EBUSY:
+  case ETXTBSY: return "resource busy";
+  case ENOSPC:
+  case EMFILE:
+  case ENFILE:
+  case EAGAIN:
+  case EMLINK: return "resource exhausted";
+  case EISDIR:
+  case ENOTDIR: return "inappropriate type";
+  case EPIPE:
+  case ECONNRESET: return "resource vanished";
+  case EINVAL:
+  case ELOOP:
+  case ENAMETOOLONG: return "invalid argument";
   case EIO: return "hardware fault";
   default: return "failed";
   }
@@ -107,8 +118,7 @@ static int flush_raw(Handle *h) {
   while (off < h->wlen) {
     ssize_t n = write(h->os, h->wbuf + off, h->wlen - off);
     if (n < 0) {
-      if (errno == EINTR)
-        continue;
+      if (errno == EINTR) continue;
       int e = errno;
       h->wlen = 0;
       return e;
@@ -121,25 +131,20 @@ static int flush_raw(Handle *h) {
 
 static void flush_or_die(Handle *h, const char *op) {
   int e = flush_raw(h);
-  if (e)
-    io_fail(h, op, e);
+  if (e) io_fail(h, op, e);
 }
 
 void lz_io_flush_all(void) {
   for (size_t i = 0; i < nhandles; i++)
-    if (handles[i].os >= 0 && handles[i].writable && handles[i].wlen)
-      flush_raw(&handles[i]);
+    if (handles[i].os >= 0 && handles[i].writable && handles[i].wlen) flush_raw(&handles[i]);
 }
 
 void lz_io_write_stderr(const char *bytes, size_t n) {
-  if (nhandles > 2 && handles[2].os >= 0 && handles[2].wlen)
-    flush_raw(&handles[2]);
+  if (nhandles > 2 && handles[2].os >= 0 && handles[2].wlen) flush_raw(&handles[2]);
   while (n > 0) {
     ssize_t k = write(2, bytes, n);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      return;
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return;
     bytes += k, n -= (size_t)k;
   }
 }
@@ -150,36 +155,29 @@ void lz_io_write_stderr(const char *bytes, size_t n) {
 LzWord lz_prim_hPutStr(LzCap *cap, LzWord fd, LzWord str, LzWord n) {
   (void)cap;
   Handle *h = get(fd);
-  if (h->os < 0)
-    io_illegal(h, "hPutStr", "handle is closed");
-  if (!h->writable)
-    io_illegal(h, "hPutStr", "handle is not open for writing");
+  if (h->os < 0) io_illegal(h, "hPutStr", "handle is closed");
+  if (!h->writable) io_illegal(h, "hPutStr", "handle is not open for writing");
   bool newline = false;
   LzWord rest = str; /* cells beyond the n-th may be unevaluated: never look at them */
   for (LzWord i = 0; i < n; i++) {
     LzWord cell = lz_string_cell(rest);
-    if (LZ_TAG(cell) != 2)
-      break;
+    if (LZ_TAG(cell) != 2) break;
     LzWord *c = LZ_UNTAG(cell);
     uint32_t ch = lz_char_value(c[1]);
-    if (h->wlen + 4 > BUF_BYTES)
-      flush_or_die(h, "hPutStr");
+    if (h->wlen + 4 > BUF_BYTES) flush_or_die(h, "hPutStr");
     h->wlen += lz_utf8_encode(ch, h->wbuf + h->wlen, false);
     newline |= ch == '\n';
     rest = c[2];
   }
-  if (h->mode == 0 || (h->mode == 1 && newline))
-    flush_or_die(h, "hPutStr");
+  if (h->mode == 0 || (h->mode == 1 && newline)) flush_or_die(h, "hPutStr");
   return 0;
 }
 
 LzWord lz_prim_hFlush(LzCap *cap, LzWord fd) {
   (void)cap;
   Handle *h = get(fd);
-  if (h->os < 0)
-    io_illegal(h, "hFlush", "handle is closed");
-  if (!h->writable)
-    io_illegal(h, "hFlush", "handle is not open for writing");
+  if (h->os < 0) io_illegal(h, "hFlush", "handle is closed");
+  if (!h->writable) io_illegal(h, "hFlush", "handle is not open for writing");
   flush_or_die(h, "hFlush");
   return 0;
 }
@@ -189,22 +187,19 @@ static void unlock(Handle *h);
 LzWord lz_prim_hClose(LzCap *cap, LzWord fd) {
   (void)cap;
   Handle *h = get(fd);
-  if (h->os < 0)
-    return 0;
+  if (h->os < 0) return 0;
   int e = h->writable ? flush_raw(h) : 0;
   close(h->os);
   h->os = -1;
   unlock(h);
-  if (e)
-    io_fail(h, "hClose", e);
+  if (e) io_fail(h, "hClose", e);
   return 0;
 }
 
 LzWord lz_prim_hSetBufferMode(LzCap *cap, LzWord fd, LzWord mode) {
   (void)cap;
   Handle *h = get(fd);
-  if (h->os >= 0 && h->writable && mode < (LzWord)h->mode)
-    flush_raw(h);
+  if (h->os >= 0 && h->writable && mode < (LzWord)h->mode) flush_raw(h);
   h->mode = mode <= 2 ? (int)mode : 2;
   return 0;
 }
@@ -219,8 +214,7 @@ LzWord lz_prim_hGetBufferMode(LzCap *cap, LzWord fd) {
 /* Make at least `want` bytes available if the file has them; false at end of file. */
 static bool fill(Handle *h, size_t want) {
   while (h->rlen - h->rpos < want) {
-    if (h->eof)
-      return false;
+    if (h->eof) return false;
     if (h->os == 0 && isatty(0) && nhandles > 1 && handles[1].os >= 0 && handles[1].wlen)
       flush_raw(&handles[1]);
     if (h->rpos > 0) {
@@ -233,12 +227,9 @@ static bool fill(Handle *h, size_t want) {
 #else
     ssize_t n = read(h->os, h->rbuf + h->rlen, BUF_BYTES - h->rlen);
 #endif
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      io_fail(h, "hGetChar", errno);
-    if (n == 0)
-      h->eof = true;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) io_fail(h, "hGetChar", errno);
+    if (n == 0) h->eof = true;
     h->rlen += (size_t)n;
   }
   return true;
@@ -248,25 +239,23 @@ static bool fill(Handle *h, size_t want) {
 LzWord lz_prim_hGetChar(LzCap *cap, LzWord fd) {
   (void)cap;
   Handle *h = get(fd);
-  if (h->os < 0 || !h->readable)
-    return (LzWord)-3;
-  if (!fill(h, 1))
-    return (LzWord)-1;
+  if (h->os < 0 || !h->readable) return (LzWord)-3;
+  if (!fill(h, 1)) return (LzWord)-1;
   unsigned char b = h->rbuf[h->rpos];
-  size_t len = b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3
-             : (b & 0xF8) == 0xF0 ? 4 : 0;
-  if (len == 0 || (len > 1 && !fill(h, len)))
-    return (LzWord)-2;
+  size_t len = b < 0x80             ? 1
+               : (b & 0xE0) == 0xC0 ? 2
+               : (b & 0xF0) == 0xE0 ? 3
+               : (b & 0xF8) == 0xF0 ? 4
+                                    : 0;
+  if (len == 0 || (len > 1 && !fill(h, len))) return (LzWord)-2;
   const unsigned char *s = h->rbuf + h->rpos;
   uint32_t c = len == 1 ? b : len == 2 ? b & 0x1F : len == 3 ? b & 0x0F : b & 0x07;
   for (size_t i = 1; i < len; i++) {
-    if ((s[i] & 0xC0) != 0x80)
-      return (LzWord)-2;
+    if ((s[i] & 0xC0) != 0x80) return (LzWord)-2;
     c = (c << 6) | (s[i] & 0x3F);
   }
   static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
-  if (c < min[len] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-    return (LzWord)-2;
+  if (c < min[len] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return (LzWord)-2;
   h->rpos += len;
   return c;
 }
@@ -274,10 +263,8 @@ LzWord lz_prim_hGetChar(LzCap *cap, LzWord fd) {
 LzWord lz_prim_hIsEOF(LzCap *cap, LzWord fd) {
   (void)cap;
   Handle *h = get(fd);
-  if (h->os < 0)
-    io_illegal(h, "hIsEOF", "handle is closed");
-  if (!h->readable)
-    io_illegal(h, "hIsEOF", "handle is not open for reading");
+  if (h->os < 0) io_illegal(h, "hIsEOF", "handle is closed");
+  if (!h->readable) io_illegal(h, "hIsEOF", "handle is not open for reading");
   return !fill(h, 1);
 }
 
@@ -293,25 +280,21 @@ static bool lock_conflict(dev_t dev, ino_t ino, bool write) {
   return false;
 }
 
-static void unlock(Handle *h) {
-  h->locked = false;
-}
+static void unlock(Handle *h) { h->locked = false; }
 
 LzWord lz_prim_openFile(LzCap *cap, LzWord path_list, LzWord mode) {
   (void)cap;
   char *path = lz_string_utf8(path_list, -1, false, NULL);
   static const int oflags[4] = {O_RDONLY, O_WRONLY | O_CREAT | O_TRUNC,
                                 O_WRONLY | O_CREAT | O_APPEND, O_RDWR | O_CREAT};
-  if (mode > 3)
-    mode = 0;
+  if (mode > 3) mode = 0;
   Handle tmp = {.name = path};
   struct stat st;
   /* Check the lock before opening, so WriteMode does not truncate a locked file. */
   if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && lock_conflict(st.st_dev, st.st_ino, mode != 0))
     lz_die(1, "%s: openFile: resource busy (file is locked)", path);
   int os = open(path, oflags[mode] | O_CLOEXEC | O_NOCTTY, 0666);
-  if (os < 0)
-    io_fail(&tmp, "openFile", errno);
+  if (os < 0) io_fail(&tmp, "openFile", errno);
   if (fstat(os, &st) == 0 && S_ISDIR(st.st_mode)) {
     close(os);
     lz_die(1, "%s: openFile: inappropriate type (is a directory)", path);
@@ -330,8 +313,7 @@ LzWord lz_prim_argCount(LzCap *cap) {
 
 LzWord lz_prim_argAt(LzCap *cap, LzWord i) {
   (void)cap;
-  if (i >= (LzWord)lz_prog_argc)
-    lz_internal_error("argAt#: no argument %ld", (long)i);
+  if (i >= (LzWord)lz_prog_argc) lz_internal_error("argAt#: no argument %ld", (long)i);
   return (LzWord)lz_prog_argv[i];
 }
 
@@ -356,8 +338,7 @@ LzWord lz_prim_traceString(LzCap *cap, LzWord str) {
 /* Debug.Trace.traceEvent/traceMarker: user events in this capability's event log. */
 static void post_user_event(LzCap *cap, LzWord str, bool marker) {
   LzEvBuf *eb = lz_ev_class_buf(LZ_EVC_USER, cap->cap_no);
-  if (!eb)
-    return;
+  if (!eb) return;
   size_t len;
   char *s = lz_string_utf8(str, -1, false, &len);
   if (marker)

@@ -9,6 +9,4 @@
 
 extern LzWord lz_main_closure[];
 
-int main(int argc, char **argv) {
-  return lz_rts_main(argc, argv, lz_main_closure);
-}
+int main(int argc, char **argv) { return lz_rts_main(argc, argv, lz_main_closure); }

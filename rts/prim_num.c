@@ -18,71 +18,169 @@ typedef int64_t I;
 
 /* ---- Int# ----------------------------------------------------------------------------- */
 
-LzWord lz_prim_intAdd(LzCap *c, LzWord a, LzWord b) { (void)c; return W(U(a) + U(b)); }
-LzWord lz_prim_intSub(LzCap *c, LzWord a, LzWord b) { (void)c; return W(U(a) - U(b)); }
-LzWord lz_prim_intMul(LzCap *c, LzWord a, LzWord b) { (void)c; return W(U(a) * U(b)); }
-LzWord lz_prim_intNegate(LzCap *c, LzWord a) { (void)c; return W(0 - U(a)); }
+LzWord lz_prim_intAdd(LzCap *c, LzWord a, LzWord b) {
+  (void)c;
+  return W(U(a) + U(b));
+}
+LzWord lz_prim_intSub(LzCap *c, LzWord a, LzWord b) {
+  (void)c;
+  return W(U(a) - U(b));
+}
+LzWord lz_prim_intMul(LzCap *c, LzWord a, LzWord b) {
+  (void)c;
+  return W(U(a) * U(b));
+}
+LzWord lz_prim_intNegate(LzCap *c, LzWord a) {
+  (void)c;
+  return W(0 - U(a));
+}
 
 LzWord lz_prim_intQuot(LzCap *c, LzWord a, LzWord b) {
   (void)c;
-  if (b == 0)
-    lz_die(1, "divide by zero");
-  if ((I)b == -1)
-    return W(0 - U(a));
+  if (b == 0) lz_die(1, "divide by zero");
+  if ((I)b == -1) return W(0 - U(a));
   return W((I)a / (I)b);
 }
 
 LzWord lz_prim_intRem(LzCap *c, LzWord a, LzWord b) {
   (void)c;
-  if (b == 0)
-    lz_die(1, "divide by zero");
-  if ((I)b == -1)
-    return 0;
+  if (b == 0) lz_die(1, "divide by zero");
+  if ((I)b == -1) return 0;
   return W((I)a % (I)b);
 }
 
-LzWord lz_prim_intEq(LzCap *c, LzWord a, LzWord b) { (void)c; return (I)a == (I)b; }
-LzWord lz_prim_intNe(LzCap *c, LzWord a, LzWord b) { (void)c; return (I)a != (I)b; }
-LzWord lz_prim_intLt(LzCap *c, LzWord a, LzWord b) { (void)c; return (I)a < (I)b; }
-LzWord lz_prim_intLe(LzCap *c, LzWord a, LzWord b) { (void)c; return (I)a <= (I)b; }
-LzWord lz_prim_intGt(LzCap *c, LzWord a, LzWord b) { (void)c; return (I)a > (I)b; }
-LzWord lz_prim_intGe(LzCap *c, LzWord a, LzWord b) { (void)c; return (I)a >= (I)b; }
-LzWord lz_prim_intAnd(LzCap *c, LzWord a, LzWord b) { (void)c; return a & b; }
-LzWord lz_prim_intOr(LzCap *c, LzWord a, LzWord b) { (void)c; return a | b; }
-LzWord lz_prim_intXor(LzCap *c, LzWord a, LzWord b) { (void)c; return a ^ b; }
-LzWord lz_prim_intNot(LzCap *c, LzWord a) { (void)c; return ~a; }
-LzWord lz_prim_intShl(LzCap *c, LzWord a, LzWord n) { (void)c; return W(U(a) << (n & 63)); }
-LzWord lz_prim_intShrl(LzCap *c, LzWord a, LzWord n) { (void)c; return W(U(a) >> (n & 63)); }
+LzWord lz_prim_intEq(LzCap *c, LzWord a, LzWord b) {
+  (void)c;
+  return (I)a == (I)b;
+}
+LzWord lz_prim_intNe(LzCap *c, LzWord a, LzWord b) {
+  (void)c;
+  return (I)a != (I)b;
+}
+LzWord lz_prim_intLt(LzCap *c, LzWord a, LzWord b) {
+  (void)c;
+  return (I)a < (I)b;
+}
+LzWord lz_prim_intLe(LzCap *c, LzWord a, LzWord b) {
+  (void)c;
+  return (I)a <= (I)b;
+}
+LzWord lz_prim_intGt(LzCap *c, LzWord a, LzWord b) {
+  (void)c;
+  return (I)a > (I)b;
+}
+LzWord lz_prim_intGe(LzCap *c, LzWord a, LzWord b) {
+  (void)c;
+  return (I)a >= (I)b;
+}
+LzWord lz_prim_intAnd(LzCap *c, LzWord a, LzWord b) {
+  (void)c;
+  return a & b;
+}
+LzWord lz_prim_intOr(LzCap *c, LzWord a, LzWord b) {
+  (void)c;
+  return a | b;
+}
+LzWord lz_prim_intXor(LzCap *c, LzWord a, LzWord b) {
+  (void)c;
+  return a ^ b;
+}
+LzWord lz_prim_intNot(LzCap *c, LzWord a) {
+  (void)c;
+  return ~a;
+}
+LzWord lz_prim_intShl(LzCap *c, LzWord a, LzWord n) {
+  (void)c;
+  return W(U(a) << (n & 63));
+}
+LzWord lz_prim_intShrl(LzCap *c, LzWord a, LzWord n) {
+  (void)c;
+  return W(U(a) >> (n & 63));
+}
 
 LzWord lz_prim_intShra(LzCap *c, LzWord a, LzWord n) {
   (void)c;
   return W((I)a >> (n & 63)); /* arithmetic on every compiler we support */
 }
 
-LzWord lz_prim_intPopCount(LzCap *c, LzWord a) { (void)c; return W(__builtin_popcountll(U(a))); }
-LzWord lz_prim_intClz(LzCap *c, LzWord a) { (void)c; return a ? W(__builtin_clzll(U(a))) : 64; }
-LzWord lz_prim_intCtz(LzCap *c, LzWord a) { (void)c; return a ? W(__builtin_ctzll(U(a))) : 64; }
-double lz_prim_int2Double(LzCap *c, LzWord a) { (void)c; return (double)(I)a; }
+LzWord lz_prim_intPopCount(LzCap *c, LzWord a) {
+  (void)c;
+  return W(__builtin_popcountll(U(a)));
+}
+LzWord lz_prim_intClz(LzCap *c, LzWord a) {
+  (void)c;
+  return a ? W(__builtin_clzll(U(a))) : 64;
+}
+LzWord lz_prim_intCtz(LzCap *c, LzWord a) {
+  (void)c;
+  return a ? W(__builtin_ctzll(U(a))) : 64;
+}
+double lz_prim_int2Double(LzCap *c, LzWord a) {
+  (void)c;
+  return (double)(I)a;
+}
 
 /* ---- Char# ---------------------------------------------------------------------------- */
 
-LzWord lz_prim_chr(LzCap *c, LzWord a) { (void)c; return a; }
-LzWord lz_prim_ord(LzCap *c, LzWord a) { (void)c; return a; }
+LzWord lz_prim_chr(LzCap *c, LzWord a) {
+  (void)c;
+  return a;
+}
+LzWord lz_prim_ord(LzCap *c, LzWord a) {
+  (void)c;
+  return a;
+}
 
 /* ---- Double# -------------------------------------------------------------------------- */
 
-double lz_prim_doubleAdd(LzCap *c, double a, double b) { (void)c; return a + b; }
-double lz_prim_doubleSub(LzCap *c, double a, double b) { (void)c; return a - b; }
-double lz_prim_doubleMul(LzCap *c, double a, double b) { (void)c; return a * b; }
-double lz_prim_doubleDiv(LzCap *c, double a, double b) { (void)c; return a / b; }
-double lz_prim_doubleNegate(LzCap *c, double a) { (void)c; return -a; }
-double lz_prim_doubleFabs(LzCap *c, double a) { (void)c; return fabs(a); }
-LzWord lz_prim_doubleEq(LzCap *c, double a, double b) { (void)c; return a == b; }
-LzWord lz_prim_doubleNe(LzCap *c, double a, double b) { (void)c; return a != b; }
-LzWord lz_prim_doubleLt(LzCap *c, double a, double b) { (void)c; return a < b; }
-LzWord lz_prim_doubleLe(LzCap *c, double a, double b) { (void)c; return a <= b; }
-LzWord lz_prim_doubleGt(LzCap *c, double a, double b) { (void)c; return a > b; }
-LzWord lz_prim_doubleGe(LzCap *c, double a, double b) { (void)c; return a >= b; }
+double lz_prim_doubleAdd(LzCap *c, double a, double b) {
+  (void)c;
+  return a + b;
+}
+double lz_prim_doubleSub(LzCap *c, double a, double b) {
+  (void)c;
+  return a - b;
+}
+double lz_prim_doubleMul(LzCap *c, double a, double b) {
+  (void)c;
+  return a * b;
+}
+double lz_prim_doubleDiv(LzCap *c, double a, double b) {
+  (void)c;
+  return a / b;
+}
+double lz_prim_doubleNegate(LzCap *c, double a) {
+  (void)c;
+  return -a;
+}
+double lz_prim_doubleFabs(LzCap *c, double a) {
+  (void)c;
+  return fabs(a);
+}
+LzWord lz_prim_doubleEq(LzCap *c, double a, double b) {
+  (void)c;
+  return a == b;
+}
+LzWord lz_prim_doubleNe(LzCap *c, double a, double b) {
+  (void)c;
+  return a != b;
+}
+LzWord lz_prim_doubleLt(LzCap *c, double a, double b) {
+  (void)c;
+  return a < b;
+}
+LzWord lz_prim_doubleLe(LzCap *c, double a, double b) {
+  (void)c;
+  return a <= b;
+}
+LzWord lz_prim_doubleGt(LzCap *c, double a, double b) {
+  (void)c;
+  return a > b;
+}
+LzWord lz_prim_doubleGe(LzCap *c, double a, double b) {
+  (void)c;
+  return a >= b;
+}
 
 LzWord lz_prim_double2Int(LzCap *c, double a) {
   (void)c;
@@ -91,10 +189,10 @@ LzWord lz_prim_double2Int(LzCap *c, double a) {
   return W((I)a);
 }
 
-#define LIBM1(name, fn)                                                                  \
-  double lz_prim_##name(LzCap *c, double a) {                                           \
-    (void)c;                                                                             \
-    return fn(a);                                                                        \
+#define LIBM1(name, fn)                                                                            \
+  double lz_prim_##name(LzCap *c, double a) {                                                      \
+    (void)c;                                                                                       \
+    return fn(a);                                                                                  \
   }
 LIBM1(doubleExp, exp)
 LIBM1(doubleLog, log)
@@ -111,11 +209,23 @@ LIBM1(doubleTanh, tanh)
 LIBM1(doubleAsinh, asinh)
 LIBM1(doubleAcosh, acosh)
 LIBM1(doubleAtanh, atanh)
-double lz_prim_doublePow(LzCap *c, double a, double b) { (void)c; return pow(a, b); }
+double lz_prim_doublePow(LzCap *c, double a, double b) {
+  (void)c;
+  return pow(a, b);
+}
 
-LzWord lz_prim_doubleIsNaN(LzCap *c, double a) { (void)c; return isnan(a) != 0; }
-LzWord lz_prim_doubleIsInfinite(LzCap *c, double a) { (void)c; return isinf(a) != 0; }
-LzWord lz_prim_doubleIsNegativeZero(LzCap *c, double a) { (void)c; return a == 0 && signbit(a); }
+LzWord lz_prim_doubleIsNaN(LzCap *c, double a) {
+  (void)c;
+  return isnan(a) != 0;
+}
+LzWord lz_prim_doubleIsInfinite(LzCap *c, double a) {
+  (void)c;
+  return isinf(a) != 0;
+}
+LzWord lz_prim_doubleIsNegativeZero(LzCap *c, double a) {
+  (void)c;
+  return a == 0 && signbit(a);
+}
 
 /* decodeFloat: see primops.def. Mantissa and exponent computed together. */
 static void decode(double x, int64_t *m, int64_t *e) {
@@ -162,13 +272,10 @@ LzWord lz_prim_doubleDecodeExponent(LzCap *c, double a) {
 /* GHC's __int_encodeDouble, quirk included: the magnitude is taken with a wrapping
  * abs, so encodeFloat (-2^63) e comes out positive, as in GHC 9.0. */
 double lz_int_encode_double(int64_t j, int64_t e) {
-  if (e > 100000)
-    e = 100000;
-  if (e < -100000)
-    e = -100000;
+  if (e > 100000) e = 100000;
+  if (e < -100000) e = -100000;
   double r = (double)(I)(j < 0 ? 0 - U(j) : U(j));
-  if (r != 0.0)
-    r = ldexp(r, (int)e);
+  if (r != 0.0) r = ldexp(r, (int)e);
   return j < 0 ? -r : r;
 }
 

@@ -95,8 +95,8 @@ static void hdr_record(HdrBuf *b, uint16_t tag, int n, char *const *v, bool nul_
 
 /* Replace the records (b->p[8 + RPL_FIXED_BYTES ...]) by one zstd frame holding them
  * (format version 3): mostly the environment, 1-2 kB that compress to about half (level 5:
- * 0.03 ms; higher levels cost more and gain nothing at this size); no checksum, the header's check value
- * covers these bytes. */
+ * 0.03 ms; higher levels cost more and gain nothing at this size); no checksum, the header's check
+ * value covers these bytes. */
 static int compress_records(HdrBuf *b) {
   size_t off = 8 + RPL_FIXED_BYTES, n = b->n - off;
   size_t bound = ZSTD_compressBound(n);

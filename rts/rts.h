@@ -39,18 +39,18 @@ typedef void (*LzCode)(LzCap *cap, LzWord *sp, LzWord r1, LzWord r2, LzWord r3, 
 /* ---- info tables (fixed layout: LLVM { ptr, i16, i16, i32, i32, i32, ptr }) ---------- */
 
 typedef enum LzType {
-  LZ_CON = 1,     /* constructor: info, fields...                                     */
-  LZ_FUN,         /* function: info, free variables...   (arity >= 1)                 */
-  LZ_THUNK,       /* thunk: info, spare, free variables...  (also static CAFs)        */
-  LZ_PAP,         /* partial application: info, fun, nargs, args...  (lz_pap_info)   */
-  LZ_IND,         /* updated thunk: info, result (spare word), old free vars...       */
-  LZ_BLACKHOLE,   /* thunk under evaluation: info, its THUNK info (spare), free vars... */
-  LZ_PRIM,        /* runtime-managed lifted value: Integer                            */
-  LZ_MUTVAR,      /* MutVar#: info, value  (an unlifted I-rep pointer, never entered) */
-  LZ_FRAME_RET,   /* stack frame of a case continuation: info, saved values...        */
-  LZ_FRAME_UPDATE,/* update frame: info, thunk                                        */
-  LZ_FRAME_STOP,  /* bottom frame of a thread's stack: info                           */
-  LZ_FRAME_AP,    /* apply frame: info, args... (lz_ap1/2/3_frame_info)               */
+  LZ_CON = 1,      /* constructor: info, fields...                                     */
+  LZ_FUN,          /* function: info, free variables...   (arity >= 1)                 */
+  LZ_THUNK,        /* thunk: info, spare, free variables...  (also static CAFs)        */
+  LZ_PAP,          /* partial application: info, fun, nargs, args...  (lz_pap_info)   */
+  LZ_IND,          /* updated thunk: info, result (spare word), old free vars...       */
+  LZ_BLACKHOLE,    /* thunk under evaluation: info, its THUNK info (spare), free vars... */
+  LZ_PRIM,         /* runtime-managed lifted value: Integer                            */
+  LZ_MUTVAR,       /* MutVar#: info, value  (an unlifted I-rep pointer, never entered) */
+  LZ_FRAME_RET,    /* stack frame of a case continuation: info, saved values...        */
+  LZ_FRAME_UPDATE, /* update frame: info, thunk                                        */
+  LZ_FRAME_STOP,   /* bottom frame of a thread's stack: info                           */
+  LZ_FRAME_AP,     /* apply frame: info, args... (lz_ap1/2/3_frame_info)               */
 } LzType;
 
 typedef struct LzInfo {
@@ -75,11 +75,11 @@ typedef struct LzInfo {
  * untagged pointer directly (tail-call its info->entry with r1 = the pointer).
  * lz_eval and lz_apply_N tolerate untagged pointers to values too (they look at the
  * info type), so runtime-made values that escape the invariant are still safe there. */
-#define LZ_TAG_BITS 3
-#define LZ_TAG_MASK ((LzWord)7)
-#define LZ_TAG(p) ((LzWord)(p) & LZ_TAG_MASK)
-#define LZ_UNTAG(p) ((LzWord *)((LzWord)(p) & ~LZ_TAG_MASK))
-#define LZ_INFO(p) ((const LzInfo *)LZ_UNTAG(p)[0])
+#define LZ_TAG_BITS       3
+#define LZ_TAG_MASK       ((LzWord)7)
+#define LZ_TAG(p)         ((LzWord)(p)&LZ_TAG_MASK)
+#define LZ_UNTAG(p)       ((LzWord *)((LzWord)(p) & ~LZ_TAG_MASK))
+#define LZ_INFO(p)        ((const LzInfo *)LZ_UNTAG(p)[0])
 #define LZ_CON_TAG(index) ((index) < 6 ? (LzWord)(index) + 1 : (LzWord)7)
 
 /* ---- heap objects --------------------------------------------------------------------
@@ -103,7 +103,7 @@ typedef struct LzInfo {
  * GC rule: a pointer stored in a heap object or in static data must be an object's base
  * address or base + tag (1..7); Boehm recognises no other interior pointers there.
  * Pointers in registers and on the C stack may point anywhere inside an object. */
-#define LZ_GRANULE_BYTES 16 /* allocation unit (Boehm's granule) */
+#define LZ_GRANULE_BYTES        16 /* allocation unit (Boehm's granule) */
 #define LZ_WORDS_TO_GRANULES(w) (((w) + 1) / 2)
 
 /* ---- the capability (per OS thread state) --------------------------------------------
@@ -112,21 +112,21 @@ typedef struct LzInfo {
 #define LZ_FL_MAX 16 /* free lists exist for 1 .. LZ_FL_MAX granules (16 .. 256 bytes) */
 
 struct LzCap {
-  LzWord *sp_lim;           /* offset 0:  stack check: need n words ⇒ require
-                                          sp - n >= sp_lim, else lz_stack_grow      */
-  void *tso;                /* offset 8:  current thread (runtime use)                  */
-  volatile uint32_t yield;  /* offset 16: nonzero ⇒ the next heap check calls lz_yield_* */
-  uint32_t cap_no;          /* offset 20: capability number (0 in the vanilla way)       */
-  uint64_t alloc_bytes;     /* offset 24: bytes allocated; generated code adds 16*granules
-                                          for each object it allocates                 */
-  void *fl[LZ_FL_MAX + 1];  /* offset 32: fl[g]: free list of g-granule objects, linked
-                                          through word 0; fl[0] unused                 */
+  LzWord *sp_lim;          /* offset 0:  stack check: need n words ⇒ require
+                                         sp - n >= sp_lim, else lz_stack_grow      */
+  void *tso;               /* offset 8:  current thread (runtime use)                  */
+  volatile uint32_t yield; /* offset 16: nonzero ⇒ the next heap check calls lz_yield_* */
+  uint32_t cap_no;         /* offset 20: capability number (0 in the vanilla way)       */
+  uint64_t alloc_bytes;    /* offset 24: bytes allocated; generated code adds 16*granules
+                                         for each object it allocates                 */
+  void *fl[LZ_FL_MAX + 1]; /* offset 32: fl[g]: free list of g-granule objects, linked
+                                         through word 0; fl[0] unused                 */
   /* offset 32 + 8*(LZ_FL_MAX+1) = 168: runtime-private fields follow */
   struct LzCapPriv *rest;
-  LzWord *hook_sp;          /* offset 176, -replay: sp when generated code last called a
-                                          replay hook (the stepper's `where` at a claim) */
-  uint32_t lazy_bh;         /* offset 184, threaded ways: +RTS --lazy-blackholing (a thunk
-                                          entry does not claim: Note [Lazy blackholing]) */
+  LzWord *hook_sp;  /* offset 176, -replay: sp when generated code last called a
+                                  replay hook (the stepper's `where` at a claim) */
+  uint32_t lazy_bh; /* offset 184, threaded ways: +RTS --lazy-blackholing (a thunk
+                                  entry does not claim: Note [Lazy blackholing]) */
 };
 
 /* Inline allocation of g granules (1 <= g <= LZ_FL_MAX), what generated code emits:
@@ -227,8 +227,8 @@ _Noreturn void lz_exit(int status);
 
 /* Messages and deaths, GHC style: "<prog>: <message>" on stderr after flushing stdout. */
 _Noreturn void lz_die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-_Noreturn void lz_loop(LzCap *cap);           /* "<<loop>>", exit 1 */
-_Noreturn void lz_heap_exhausted(void);       /* "Heap exhausted;" ..., exit 251 */
+_Noreturn void lz_loop(LzCap *cap);     /* "<<loop>>", exit 1 */
+_Noreturn void lz_heap_exhausted(void); /* "Heap exhausted;" ..., exit 251 */
 
 /* ---- primitive operations (C calls) ----------------------------------------------------
  * One C function per entry of core-ir/primops.def, named lz_prim_<name> with the
@@ -241,11 +241,13 @@ _Noreturn void lz_heap_exhausted(void);       /* "Heap exhausted;" ..., exit 251
  * comparisons, see the table in docs/notes/backend.md) have C versions too, so the code
  * generator may call any primop. realWorld# has no function (it is the literal 0). */
 #define LZ_PRIM_NORETURN __attribute__((noreturn))
-#define PRIMOP_I1(n) LzWord lz_prim_##n(LzCap *cap, LzWord a);
-#define PRIMOP_I2(n) LzWord lz_prim_##n(LzCap *cap, LzWord a, LzWord b);
-#define PRIMOP_D1(n) double lz_prim_##n(LzCap *cap, double a);
-#define PRIMOP_D2(n) double lz_prim_##n(LzCap *cap, double a, double b);
-#define PRIMOP_DCMP(n) LzWord lz_prim_##n(LzCap *cap, double a, double b);
+#define PRIMOP_I1(n)     LzWord lz_prim_##n(LzCap *cap, LzWord a);
+#define PRIMOP_I2(n)     LzWord lz_prim_##n(LzCap *cap, LzWord a, LzWord b);
+#define PRIMOP_D1(n)     double lz_prim_##n(LzCap *cap, double a);
+#define PRIMOP_D2(n)     double lz_prim_##n(LzCap *cap, double a, double b);
+#define PRIMOP_DCMP(n)   LzWord lz_prim_##n(LzCap *cap, double a, double b);
+/* One line per group of primops (the formatter would run the macro calls together). */
+// clang-format off
 /* Int# */
 PRIMOP_I2(intAdd) PRIMOP_I2(intSub) PRIMOP_I2(intMul) PRIMOP_I1(intNegate)
 PRIMOP_I2(intQuot) PRIMOP_I2(intRem)
@@ -314,6 +316,7 @@ PRIMOP_I1(spark) PRIMOP_I1(unsafeCoerce)
 #undef PRIMOP_D1
 #undef PRIMOP_D2
 #undef PRIMOP_DCMP
+// clang-format on
 
 /* ---- helpers for runtime C code that plays compiled code --------------------------- */
 
@@ -324,8 +327,8 @@ PRIMOP_I1(spark) PRIMOP_I1(unsafeCoerce)
 #endif
 /* Define a function of type LzCode. */
 #define LZ_U __attribute__((unused))
-#define LZ_FN(name)                                                                      \
-  void name(LzCap *cap LZ_U, LzWord *sp LZ_U, LzWord r1 LZ_U, LzWord r2 LZ_U, LzWord r3 LZ_U,  \
+#define LZ_FN(name)                                                                                \
+  void name(LzCap *cap LZ_U, LzWord *sp LZ_U, LzWord r1 LZ_U, LzWord r2 LZ_U, LzWord r3 LZ_U,      \
             LzWord r4 LZ_U)
 /* Tail-call code `f` with the current (possibly reassigned) cap, sp, r1..r4. */
 #define LZ_JUMP(f) LZ_MUSTTAIL return ((LzCode)(f))(cap, sp, r1, r2, r3, r4)

@@ -18,38 +18,38 @@
 
 /* ---- threads and capabilities -------------------------------------------------------- */
 
-#define LZ_STACK_RED 32              /* words below sp_lim kept free for the runtime */
-#define LZ_STACK_INIT_WORDS 4096     /* initial stack: 32 KiB */
+#define LZ_STACK_RED        32   /* words below sp_lim kept free for the runtime */
+#define LZ_STACK_INIT_WORDS 4096 /* initial stack: 32 KiB */
 
 typedef enum LzThreadKind { LZ_THREAD_MAIN, LZ_THREAD_SPARK } LzThreadKind;
 
 typedef struct LzThread {
-  LzWord *stack;        /* lowest word of the stack object (GC-allocated)            */
-  size_t stack_words;   /* its size                                                  */
-  LzWord *sp;           /* saved stack pointer while not running                      */
-  LzWord result;        /* what the stop frame received                               */
+  LzWord *stack;      /* lowest word of the stack object (GC-allocated)            */
+  size_t stack_words; /* its size                                                  */
+  LzWord *sp;         /* saved stack pointer while not running                      */
+  LzWord result;      /* what the stop frame received                               */
   uint32_t id;
   /* threaded way (sched.c): how to resume, and where the thread is */
   LzThreadKind kind;
-  uint32_t cap_no;      /* the capability it last ran on (its run queue when woken)  */
-  LzCode next;          /* resume: next(cap, sp, r1, r2, r3, r4)                      */
+  uint32_t cap_no; /* the capability it last ran on (its run queue when woken)  */
+  LzCode next;     /* resume: next(cap, sp, r1, r2, r3, r4)                      */
   LzWord r1, r2, r3, r4;
   struct LzThread *link; /* run queue or blackhole wait list                          */
-  LzWord blocked_on;    /* the BLACKHOLE it waits for (wait list)                     */
+  LzWord blocked_on;     /* the BLACKHOLE it waits for (wait list)                     */
 } LzThread;
 
 /* Why a thread returned to the scheduler (threaded way): set before returning. */
 typedef enum LzStopWhy { LZ_STOP_FINISHED, LZ_STOP_YIELD, LZ_STOP_BLOCKED, LZ_STOP_DIED } LzStopWhy;
 
 struct LzCapPriv {
-  LzWord *gc_sp;        /* sp during lz_alloc_slow (dead words below it are cleared at GC) */
+  LzWord *gc_sp; /* sp during lz_alloc_slow (dead words below it are cleared at GC) */
   /* Event log (eventlog.h, Note [Event log] in docs/notes/eventlog.md): this capability's
    * buffer, NULL when not logging; ev_sparks the same only when one event per spark is
    * logged (+RTS -lf), so each call site tests one pointer. */
   struct LzEvBuf *ev;
   struct LzEvBuf *ev_sparks;
-  struct LzSched *sched; /* threaded way: the scheduler's part (sched.c), else NULL     */
-  uint64_t dup_updates;  /* lazy blackholing: updates that found the thunk updated already */
+  struct LzSched *sched;  /* threaded way: the scheduler's part (sched.c), else NULL     */
+  uint64_t dup_updates;   /* lazy blackholing: updates that found the thunk updated already */
   uint32_t slice_updates; /* -replay way: updates since the capability's last slice ended
                            * (RPL_YIELD: Note [Pre-emption in a loop], docs/notes/replay.md) */
 };
@@ -60,8 +60,8 @@ void lz_cap_attach(LzCap *cap, LzThread *t); /* make t the running thread of cap
 /* ---- the threaded way (sched.c, blackhole.c; Note [Threaded runtime] in
  * docs/notes/threaded-rts.md) ------------------------------------------------------- */
 
-extern unsigned lz_ncaps;          /* capabilities running (1 in the vanilla way)       */
-extern LzCap **lz_caps;            /* lz_caps[i]->cap_no == i                           */
+extern unsigned lz_ncaps;              /* capabilities running (1 in the vanilla way)       */
+extern LzCap **lz_caps;                /* lz_caps[i]->cap_no == i                           */
 extern __thread LzCap *lz_current_cap; /* the capability this OS thread runs, or NULL   */
 /* Run the program's main thread to completion on -N capabilities; never returns. */
 _Noreturn void lz_sched_main(LzCap *cap0, LzWord *main_closure);
@@ -76,7 +76,7 @@ void lz_sched_stopping(LzCap *cap, LzThread *t, LzStopWhy why, uint16_t ev_statu
  * someone demands them; the thread ends (longjmp to its scheduler). */
 _Noreturn void lz_sched_raise_in_spark(LzCap *cap, LzWord msg);
 bool lz_sched_is_spark_thread(LzCap *cap);
-void lz_sched_init(void);            /* make the -N capabilities (after lz_rts_init)    */
+void lz_sched_init(void); /* make the -N capabilities (after lz_rts_init)    */
 struct LzSparkCounters;
 void lz_sched_final_sparks(struct LzSparkCounters *sum); /* prune at exit, sum, log     */
 uint64_t lz_sched_alloc_bytes(void); /* over all capabilities                          */
@@ -123,8 +123,8 @@ typedef struct LzFlags {
 } LzFlags;
 
 extern LzFlags lz_flags;
-extern const char *lz_prog_name;   /* basename of argv[0] */
-extern int lz_prog_argc;           /* program arguments (RTS options removed) */
+extern const char *lz_prog_name; /* basename of argv[0] */
+extern int lz_prog_argc;         /* program arguments (RTS options removed) */
 extern char **lz_prog_argv;
 
 /* Parse argv: fills *flags (starting from the defaults) and the program arguments
@@ -135,13 +135,13 @@ int lz_parse_rts_flags(int argc, char **argv, LzFlags *flags, int *out_argc, cha
                        char *err, size_t errlen);
 void lz_flags_default(LzFlags *flags);
 bool lz_parse_size(const char *s, size_t *out); /* "8m", "1g", "512k", "4096", "1.5m" */
-void lz_print_usage(FILE *f);                    /* every line prefixed "<prog>: " */
+void lz_print_usage(FILE *f);                   /* every line prefixed "<prog>: " */
 
 /* ---- statistics (stats.c) ----------------------------------------------------------- */
 
-void lz_stats_start(void);        /* process start: INIT begins */
-void lz_stats_mut_start(void);    /* main begins */
-void lz_stats_mut_end(void);      /* main finished (or exit called) */
+void lz_stats_start(void);     /* process start: INIT begins */
+void lz_stats_mut_start(void); /* main begins */
+void lz_stats_mut_end(void);   /* main finished (or exit called) */
 void lz_stats_gc_event(int event);
 /* extra: lines printed after the GC table (threaded: TASKS and SPARKS), "" for none */
 void lz_stats_print(FILE *f, uint64_t alloc_bytes, const char *extra);
@@ -150,20 +150,20 @@ char *lz_format_commas(uint64_t n, char *buf); /* buf: >= 32 bytes */
 /* ---- heap and values ---------------------------------------------------------------- */
 
 extern LzCap *lz_main_cap;
-void lz_gc_init(void);                 /* once */
-LzWord lz_whnf(LzWord p);              /* follow INDs; tag untagged values; die on thunks */
-LzWord lz_string_cell(LzWord p);       /* lz_whnf on a list cell (tag 1 [] or 2 (:)) */
-uint32_t lz_char_value(LzWord c);      /* the Char# of an evaluated C# box */
+void lz_gc_init(void);            /* once */
+LzWord lz_whnf(LzWord p);         /* follow INDs; tag untagged values; die on thunks */
+LzWord lz_string_cell(LzWord p);  /* lz_whnf on a list cell (tag 1 [] or 2 (:)) */
+uint32_t lz_char_value(LzWord c); /* the Char# of an evaluated C# box */
 /* UTF-8 encoding (GC'd, NUL-terminated; NUL chars as C0 80 if `modified`) of the first
  * n characters of an evaluated [Char] (all of it when n < 0); *len gets the byte count. */
 char *lz_string_utf8(LzWord list, long n, bool modified, size_t *len);
 size_t lz_utf8_encode(uint32_t c, unsigned char *out, bool modified); /* 1..4 bytes */
-char *lz_gc_strdup(const char *s);     /* atomic GC copy (an Addr# result) */
+char *lz_gc_strdup(const char *s); /* atomic GC copy (an Addr# result) */
 /* Could p be a closure? Non-zero, 8-aligned, in Boehm's heap or the executable's data (a
  * CAF). For conservative stack walks and checks of addresses that may be stale. */
 bool lz_plausible_closure(LzWord p);
-size_t lz_show_double(double x, char *buf);
-double lz_int_encode_double(int64_t m, int64_t e); /* GHC's __int_encodeDouble */ /* GHC's show; buf >= 64 bytes; returns length */
+size_t lz_show_double(double x, char *buf);        /* GHC's show; buf >= 64 bytes; returns length */
+double lz_int_encode_double(int64_t m, int64_t e); /* GHC's __int_encodeDouble */
 
 /* ---- IO (io.c) ---------------------------------------------------------------------- */
 

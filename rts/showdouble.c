@@ -38,21 +38,21 @@ static int float_to_digits(double x, unsigned char *out, int *kout) {
     mpz_mul_2exp(mdn, mdn, (mp_bitcnt_t)e); /* be = 2^e */
     if (f_is_min) {
       mpz_mul_2exp(r, r, (mp_bitcnt_t)e + 2); /* f*be*b*2 */
-      mpz_set_ui(s, 4);                        /* 2*b */
-      mpz_mul_2exp(mup, mdn, 1);               /* be*b */
+      mpz_set_ui(s, 4);                       /* 2*b */
+      mpz_mul_2exp(mup, mdn, 1);              /* be*b */
     } else {
       mpz_mul_2exp(r, r, (mp_bitcnt_t)e + 1); /* f*be*2 */
       mpz_set_ui(s, 2);
       mpz_set(mup, mdn);
     }
   } else if (e > min_exp && f_is_min) {
-    mpz_mul_2exp(r, r, 2);                     /* f*b*2 */
+    mpz_mul_2exp(r, r, 2); /* f*b*2 */
     mpz_set_ui(s, 1);
     mpz_mul_2exp(s, s, (mp_bitcnt_t)(-e + 2)); /* b^(-e+1) * 2 */
     mpz_set_ui(mup, 2);
     mpz_set_ui(mdn, 1);
   } else {
-    mpz_mul_2exp(r, r, 1);                     /* f*2 */
+    mpz_mul_2exp(r, r, 1); /* f*2 */
     mpz_set_ui(s, 1);
     mpz_mul_2exp(s, s, (mp_bitcnt_t)(-e + 1)); /* b^(-e) * 2 */
     mpz_set_ui(mup, 1);
@@ -75,8 +75,7 @@ static int float_to_digits(double x, unsigned char *out, int *kout) {
       ok = mpz_cmp(pw, s) <= 0;
     }
     mpz_clear(pw);
-    if (ok)
-      break;
+    if (ok) break;
     k++;
   }
   mpz_t bk;
@@ -116,8 +115,7 @@ static int float_to_digits(double x, unsigned char *out, int *kout) {
       break;
     }
     out[n++] = (unsigned char)d;
-    if (n >= 40)
-      break; /* cannot happen for binary64 (at most 17 digits) */
+    if (n >= 40) break; /* cannot happen for binary64 (at most 17 digits) */
   }
   mpz_clears(r, s, mup, mdn, t, dn, NULL);
   *kout = k;
@@ -126,10 +124,8 @@ static int float_to_digits(double x, unsigned char *out, int *kout) {
 
 size_t lz_show_double(double x, char *buf) {
   char *o = buf;
-  if (isnan(x))
-    return (size_t)sprintf(buf, "NaN");
-  if (isinf(x))
-    return (size_t)sprintf(buf, x < 0 ? "-Infinity" : "Infinity");
+  if (isnan(x)) return (size_t)sprintf(buf, "NaN");
+  if (isinf(x)) return (size_t)sprintf(buf, x < 0 ? "-Infinity" : "Infinity");
   if (x < 0 || (x == 0 && signbit(x))) {
     *o++ = '-';
     x = -x;

@@ -51,8 +51,7 @@ static inline void full_fence(void) {
 
 static inline void trace(uint32_t cap, LzSparkEvent ev, LzSparkId id, uint32_t victim) {
   LzSparkHook h = lz_spark_hook;
-  if (h)
-    h(cap, ev, id, victim);
+  if (h) h(cap, ev, id, victim);
 }
 
 /* ---- marking: Note [Spark pools and Boehm] ------------------------------------------ */
@@ -70,14 +69,12 @@ static GC_push_other_roots_proc next_push;
  * scans) or is empty, so a spark's thunk dies as soon as its taker drops it, and a
  * stolen slot, which its thief cannot clear, keeps nothing alive. */
 static void GC_CALLBACK mark_pools(void) {
-  if (next_push)
-    next_push();
+  if (next_push) next_push();
   for (LzSparkPool *p = all_pools; p; p = p->next_pool) {
     int64_t t = atomic_load_explicit(&p->top, RELAXED);
     int64_t b = atomic_load_explicit(&p->bottom, RELAXED);
     int64_t n = b + 1 - t, cap = p->mask + 1;
-    if (n <= 0)
-      continue;
+    if (n <= 0) continue;
     if (n >= cap) {
       GC_push_all((void *)p->slots, (void *)(p->slots + cap));
       continue;
@@ -87,8 +84,7 @@ static void GC_CALLBACK mark_pools(void) {
       GC_push_all((void *)(p->slots + i), (void *)(p->slots + j));
     } else {
       GC_push_all((void *)(p->slots + i), (void *)(p->slots + cap));
-      if (j > 0)
-        GC_push_all((void *)p->slots, (void *)(p->slots + j));
+      if (j > 0) GC_push_all((void *)p->slots, (void *)(p->slots + j));
     }
   }
 }
@@ -119,10 +115,8 @@ static void *GC_CALLBACK unregister_pool(void *arg) {
 
 size_t lz_spark_pool_capacity(size_t requested) {
   /* GHC's roundUp2: shift a 1 left once per significant bit of `requested`. */
-  if (requested == 0)
-    requested = 1;
-  if (requested >= LZ_SPARK_POOL_MAX)
-    return LZ_SPARK_POOL_MAX;
+  if (requested == 0) requested = 1;
+  if (requested >= LZ_SPARK_POOL_MAX) return LZ_SPARK_POOL_MAX;
   size_t r = 1;
   do
     r <<= 1;
@@ -131,12 +125,10 @@ size_t lz_spark_pool_capacity(size_t requested) {
 }
 
 LzSparkPool *lz_spark_pool_new(uint32_t cap_no, size_t requested) {
-  if (cap_no >= LZ_SPARK_MAX_CAPS)
-    return NULL;
+  if (cap_no >= LZ_SPARK_MAX_CAPS) return NULL;
   size_t capacity = lz_spark_pool_capacity(requested);
   LzSparkPool *p = aligned_alloc(LZ_SPARK_LINE, sizeof *p); /* sizeof: a multiple of 64 */
-  if (!p)
-    return NULL;
+  if (!p) return NULL;
   memset(p, 0, sizeof *p);
   /* Never freed by Boehm and not scanned: mark_pools marks the live part, so a thunk
    * referenced only by the pool stays alive and a taken one does not. See Note [Spark
@@ -159,12 +151,10 @@ LzSparkPool *lz_spark_pool_new(uint32_t cap_no, size_t requested) {
 }
 
 void lz_spark_pool_free(LzSparkPool *p) {
-  if (!p)
-    return;
+  if (!p) return;
   GC_call_with_alloc_lock(unregister_pool, p);
   GC_FREE(p->slots);
-  if (p->scratch)
-    GC_FREE(p->scratch);
+  if (p->scratch) GC_FREE(p->scratch);
   free(p);
 }
 
@@ -183,8 +173,7 @@ bool lz_spark_pool_push(LzSparkPool *p, LzWord closure, LzSparkId id) {
   if (b - t > p->mask) { /* looks full: b - t >= capacity */
     t = atomic_load_explicit(&p->top, ACQUIRE);
     p->top_cache = t;
-    if (b - t > p->mask)
-      return false;
+    if (b - t > p->mask) return false;
   }
   LzSparkSlot *s = &p->slots[b & p->mask];
   atomic_store_explicit(&s->closure, closure, RELAXED);
@@ -211,8 +200,7 @@ LzSparkResult lz_spark_pool_pop(LzSparkPool *p, LzSpark *out) {
   if (t == b) { /* the last spark: race the thieves for it */
     bool won = atomic_compare_exchange_strong_explicit(&p->top, &t, t + 1, SEQ_CST, RELAXED);
     atomic_store_explicit(&p->bottom, b + 1, RELAXED);
-    if (!won)
-      return LZ_SPARK_EMPTY;
+    if (!won) return LZ_SPARK_EMPTY;
   }
   atomic_store_explicit(&s->closure, 0, RELAXED);
   out->closure = c;
@@ -226,8 +214,7 @@ LzSparkResult lz_spark_pool_steal(LzSparkPool *p, LzSpark *out) {
   int64_t t = atomic_load_explicit(&p->top, ACQUIRE);
   full_fence();
   int64_t b = atomic_load_explicit(&p->bottom, ACQUIRE);
-  if (t >= b)
-    return LZ_SPARK_EMPTY;
+  if (t >= b) return LZ_SPARK_EMPTY;
   LzSparkSlot *s = &p->slots[t & p->mask];
   LzWord c = atomic_load_explicit(&s->closure, RELAXED);
   LzSparkId id = atomic_load_explicit(&s->id, RELAXED);
@@ -250,17 +237,14 @@ size_t lz_spark_pool_size(const LzSparkPool *p) {
 /* ---- GHC's bookkeeping ------------------------------------------------------------- */
 
 bool lz_spark_fizzled(LzWord closure) {
-  if (LZ_TAG(closure))
-    return true;
-  const LzInfo *info =
-      (const LzInfo *)__atomic_load_n((LzWord *)closure, __ATOMIC_ACQUIRE);
+  if (LZ_TAG(closure)) return true;
+  const LzInfo *info = (const LzInfo *)__atomic_load_n((LzWord *)closure, __ATOMIC_ACQUIRE);
   return info->type != LZ_THUNK;
 }
 
 LzSparkFate lz_spark_new(LzSparkPool *p, LzWord closure, LzSparkId *idp) {
   LzSparkId id = LZ_SPARK_ID_MAKE(p->cap_no, ++p->seq);
-  if (idp)
-    *idp = id;
+  if (idp) *idp = id;
   if (lz_spark_fizzled(closure)) {
     p->counters.dud++;
     trace(p->cap_no, LZ_SPARK_EV_DUD, id, 0);
@@ -281,8 +265,7 @@ LzSparkFate lz_spark_new(LzSparkPool *p, LzWord closure, LzSparkId *idp) {
 static LzSparkResult take_live(LzSparkPool *me, LzSparkPool *victim, LzSpark *out) {
   for (;;) {
     LzSparkResult r = lz_spark_pool_steal(victim, out);
-    if (r != LZ_SPARK_OK)
-      return r;
+    if (r != LZ_SPARK_OK) return r;
     if (!lz_spark_fizzled(out->closure)) {
       me->counters.converted++;
       if (victim == me)
@@ -305,13 +288,11 @@ bool lz_spark_find(LzSparkPool *const *pools, uint32_t n, uint32_t self, LzSpark
       *from = self;
       return true;
     }
-    if (lz_spark_pool_size(me) > 0)
-      retry = true;
+    if (lz_spark_pool_size(me) > 0) retry = true;
     for (uint32_t k = 1; k < n; k++) {
       uint32_t v = (self + k) % n;
       LzSparkPool *victim = pools[v];
-      if (lz_spark_pool_size(victim) == 0)
-        continue;
+      if (lz_spark_pool_size(victim) == 0) continue;
       LzSparkResult r = take_live(me, victim, out);
       if (r == LZ_SPARK_OK) {
         *from = v;
@@ -320,8 +301,7 @@ bool lz_spark_find(LzSparkPool *const *pools, uint32_t n, uint32_t self, LzSpark
       if (r == LZ_SPARK_ABORT || lz_spark_pool_size(victim) > 0)
         retry = true; /* lost a race: come back after trying the others */
     }
-    if (!retry)
-      return false;
+    if (!retry) return false;
   }
 }
 
@@ -338,13 +318,11 @@ void lz_spark_pool_prune_after_gc(LzSparkPool *p) {
 }
 
 void lz_spark_pool_prune(LzSparkPool *p, bool at_exit, bool (*fizzled)(LzWord closure)) {
-  if (!fizzled)
-    fizzled = lz_spark_fizzled;
+  if (!fizzled) fizzled = lz_spark_fizzled;
   size_t capacity = (size_t)p->mask + 1;
   if (!p->scratch) {
     p->scratch = GC_MALLOC_UNCOLLECTABLE(capacity * sizeof(LzSpark));
-    if (!p->scratch)
-      return; /* no memory: leave the pool as it is */
+    if (!p->scratch) return; /* no memory: leave the pool as it is */
   }
   size_t n = 0;
   LzSpark s;
@@ -389,6 +367,6 @@ int lz_spark_format_stats(char *buf, size_t size, const LzSparkCounters *c) {
   return snprintf(buf, size,
                   "  SPARKS: %" PRIu64 " (%" PRIu64 " converted, %" PRIu64 " overflowed, %" PRIu64
                   " dud, %" PRIu64 " GC'd, %" PRIu64 " fizzled)",
-                  c->created + c->dud + c->overflowed, c->converted, c->overflowed, c->dud,
-                  c->gcd, c->fizzled);
+                  c->created + c->dud + c->overflowed, c->converted, c->overflowed, c->dud, c->gcd,
+                  c->fizzled);
 }

@@ -35,19 +35,19 @@ typedef uint64_t LzSparkId;
 #define LZ_SPARK_ID_CAP_BITS 16
 #define LZ_SPARK_ID_SEQ_BITS 48
 #define LZ_SPARK_ID_SEQ_MASK ((UINT64_C(1) << LZ_SPARK_ID_SEQ_BITS) - 1)
-#define LZ_SPARK_ID_MAKE(cap, seq)                                                         \
-  (((uint64_t)(cap) << LZ_SPARK_ID_SEQ_BITS) | ((uint64_t)(seq) & LZ_SPARK_ID_SEQ_MASK))
+#define LZ_SPARK_ID_MAKE(cap, seq)                                                                 \
+  (((uint64_t)(cap) << LZ_SPARK_ID_SEQ_BITS) | ((uint64_t)(seq)&LZ_SPARK_ID_SEQ_MASK))
 #define LZ_SPARK_ID_CAP(id) ((uint32_t)((uint64_t)(id) >> LZ_SPARK_ID_SEQ_BITS))
-#define LZ_SPARK_ID_SEQ(id) ((uint64_t)(id) & LZ_SPARK_ID_SEQ_MASK)
-#define LZ_SPARK_ID_NONE ((LzSparkId)0)
-#define LZ_SPARK_MAX_CAPS (1u << LZ_SPARK_ID_CAP_BITS)
+#define LZ_SPARK_ID_SEQ(id) ((uint64_t)(id)&LZ_SPARK_ID_SEQ_MASK)
+#define LZ_SPARK_ID_NONE    ((LzSparkId)0)
+#define LZ_SPARK_MAX_CAPS   (1u << LZ_SPARK_ID_CAP_BITS)
 
 /* ---- the pool ----------------------------------------------------------------------- */
 
 /* GHC's default for +RTS -e<n> (maximum outstanding local sparks). */
 #define LZ_SPARK_POOL_DEFAULT 4096
-#define LZ_SPARK_POOL_MAX ((size_t)1 << 24)
-#define LZ_SPARK_LINE 64 /* cache line: top, bottom and the owner's fields apart */
+#define LZ_SPARK_POOL_MAX     ((size_t)1 << 24)
+#define LZ_SPARK_LINE         64 /* cache line: top, bottom and the owner's fields apart */
 
 typedef struct LzSpark {
   LzWord closure; /* an untagged pointer to a THUNK (when it was pushed) */
@@ -74,18 +74,18 @@ typedef struct LzSparkCounters {
 /* Fields are private to sparkpool.c (visible for the tests). Indices grow without
  * bound (int64: no wrap in practice); the slot of index i is slots[i & mask]. */
 typedef struct LzSparkPool {
-  _Alignas(LZ_SPARK_LINE) _Atomic(int64_t) top; /* next to steal; thieves CAS it      */
+  _Alignas(LZ_SPARK_LINE) _Atomic(int64_t) top;    /* next to steal; thieves CAS it      */
   _Alignas(LZ_SPARK_LINE) _Atomic(int64_t) bottom; /* next free; written by the owner */
-  LzSparkSlot *slots;   /* capacity slots, not scanned by Boehm: only [top, bottom] is
-                           marked (Note [Spark pools and Boehm])                       */
-  int64_t mask;         /* capacity - 1 (capacity a power of two)                      */
+  LzSparkSlot *slots; /* capacity slots, not scanned by Boehm: only [top, bottom] is
+                         marked (Note [Spark pools and Boehm])                       */
+  int64_t mask;       /* capacity - 1 (capacity a power of two)                      */
   uint32_t cap_no;
   /* owner-private */
   _Alignas(LZ_SPARK_LINE) int64_t top_cache; /* a lower bound of top (GHC's topBound)  */
-  uint64_t seq;         /* par# calls so far on this capability (Note [Spark ids])     */
+  uint64_t seq;             /* par# calls so far on this capability (Note [Spark ids])     */
   LzSparkCounters counters; /* written only by the owner (see lz_spark_find)          */
-  LzSpark *scratch;     /* lz_spark_pool_prune's buffer, uncollectable, made on demand */
-  uint64_t pruned_gc;   /* Boehm's collection count at the last lz_spark_pool_prune_after_gc */
+  LzSpark *scratch;         /* lz_spark_pool_prune's buffer, uncollectable, made on demand */
+  uint64_t pruned_gc;       /* Boehm's collection count at the last lz_spark_pool_prune_after_gc */
   struct LzSparkPool *next_pool; /* every live pool, for the mark (under Boehm's lock) */
 } LzSparkPool;
 

@@ -19,18 +19,15 @@ static _Atomic uint32_t next_thread_id = 1; /* threads are made on every capabil
 
 static LzWord *new_stack(size_t words) {
   LzWord *s = GC_MALLOC_IGNORE_OFF_PAGE(words * sizeof(LzWord));
-  if (!s)
-    lz_heap_exhausted();
+  if (!s) lz_heap_exhausted();
   return s;
 }
 
 LzThread *lz_thread_new(LzCap *cap, size_t words) {
   (void)cap;
-  if (words < 2 * LZ_STACK_RED)
-    words = 2 * LZ_STACK_RED;
+  if (words < 2 * LZ_STACK_RED) words = 2 * LZ_STACK_RED;
   LzThread *t = GC_MALLOC(sizeof(LzThread));
-  if (!t)
-    lz_heap_exhausted();
+  if (!t) lz_heap_exhausted();
   t->stack = new_stack(words);
   t->stack_words = words;
   t->sp = t->stack + words - 1;
@@ -50,15 +47,14 @@ LzWord *lz_stack_grow(LzCap *cap, LzWord *sp, LzWord need) {
   size_t used = (size_t)(top - sp);
   size_t want = used + (size_t)need + 2 * LZ_STACK_RED;
   size_t max_words = lz_flags.max_stack_bytes / sizeof(LzWord);
-  if (sp - need >= cap->sp_lim)
-    return sp; /* enough room already */
+  if (sp - need >= cap->sp_lim) return sp; /* enough room already */
 #if LZ_THREADED
-  /* Note [Lazy blackholing]: a thread recursing through thunks it has not blackholed (a
-   * loop with no heap check, so no stop) blackholes them as its stack grows, as GHC's
-   * threadPaused at a stack overflow; then it finds its own blackhole: <<loop>>. The
-   * stack doubles, so the walks cost O(1) a word. Not while recording or replaying: the
-   * replay diverged more often with it (queens -N2, 7 of 8 against 8 of 8), not understood
-   * yet, so such a loop there still grows the stack until -K. */
+    /* Note [Lazy blackholing]: a thread recursing through thunks it has not blackholed (a
+     * loop with no heap check, so no stop) blackholes them as its stack grows, as GHC's
+     * threadPaused at a stack overflow; then it finds its own blackhole: <<loop>>. The
+     * stack doubles, so the walks cost O(1) a word. Not while recording or replaying: the
+     * replay diverged more often with it (queens -N2, 7 of 8 against 8 of 8), not understood
+     * yet, so such a loop there still grows the stack until -K. */
 #if LZ_REPLAY
   if (cap->lazy_bh && lz_replay_mode == LZ_RPL_OFF)
 #else
@@ -66,13 +62,10 @@ LzWord *lz_stack_grow(LzCap *cap, LzWord *sp, LzWord need) {
 #endif
     lz_lazy_blackhole_stack(cap, t, sp);
 #endif
-  if (want > max_words)
-    lz_stack_overflow(t->stack_words * sizeof(LzWord));
+  if (want > max_words) lz_stack_overflow(t->stack_words * sizeof(LzWord));
   size_t words = t->stack_words * 2;
-  if (words < want)
-    words = want;
-  if (words > max_words)
-    words = max_words;
+  if (words < want) words = want;
+  if (words > max_words) words = max_words;
   LzWord *s = new_stack(words);
   LzWord *nsp = s + words - used;
   memcpy(nsp, sp, used * sizeof(LzWord));

@@ -43,8 +43,7 @@ LzCap *lz_rts_init(void) {
   if (!lz_main_cap) {
     lz_main_cap = GC_MALLOC_UNCOLLECTABLE(sizeof(LzCap));
     struct LzCapPriv *priv = GC_MALLOC_UNCOLLECTABLE(sizeof(struct LzCapPriv));
-    if (!lz_main_cap || !priv)
-      lz_heap_exhausted();
+    if (!lz_main_cap || !priv) lz_heap_exhausted();
     memset(lz_main_cap, 0, sizeof(LzCap));
     memset(priv, 0, sizeof *priv);
     lz_main_cap->rest = priv;
@@ -63,8 +62,7 @@ static void eventlog_start(int argc, char **argv) {
 #endif
   if (lz_flags.eventlog_bad_class)
     lz_message("unknown trace option: %c", lz_flags.eventlog_bad_class);
-  if (!lz_flags.eventlog)
-    return;
+  if (!lz_flags.eventlog) return;
   char name[4096];
   const char *path = lz_flags.eventlog_file;
   if (!path) {
@@ -83,12 +81,10 @@ static void eventlog_start(int argc, char **argv) {
 
 /* No capability may run any more (threaded way: the scheduler stops them first). */
 static void eventlog_end(void) {
-  if (!lz_eventlog_is_open())
-    return;
+  if (!lz_eventlog_is_open()) return;
   for (unsigned i = 0; lz_main_cap && i < lz_ncaps; i++)
     lz_caps[i]->rest->ev = lz_caps[i]->rest->ev_sparks = NULL;
-  if (lz_eventlog_close() != 0)
-    lz_message("error writing the event log");
+  if (lz_eventlog_close() != 0) lz_message("error writing the event log");
 }
 
 _Noreturn void lz_exit(int status) {
@@ -101,7 +97,8 @@ _Noreturn void lz_exit(int status) {
     LzSparkCounters sparks;
     lz_sched_final_sparks(&sparks);
     alloc = lz_sched_alloc_bytes();
-    int n = snprintf(extra, sizeof extra, "  TASKS: %u (1 bound, %u peak workers (%u total), using -N%u)\n\n",
+    int n = snprintf(extra, sizeof extra,
+                     "  TASKS: %u (1 bound, %u peak workers (%u total), using -N%u)\n\n",
                      lz_ncaps + 1, lz_ncaps, lz_ncaps, lz_ncaps);
     n += lz_spark_format_stats(extra + n, sizeof extra - (size_t)n, &sparks);
     if (lz_flags.lazy_bh) /* Note [Lazy blackholing]: evaluations another thread repeated */
@@ -124,13 +121,11 @@ _Noreturn void lz_exit(int status) {
     FILE *f = stderr;
     if (lz_flags.stats_file) {
       f = fopen(lz_flags.stats_file, "w");
-      if (!f)
-        f = stderr;
+      if (!f) f = stderr;
     }
     lz_stats_print(f, alloc, extra);
     fflush(f);
-    if (f != stderr)
-      fclose(f);
+    if (f != stderr) fclose(f);
   }
 #if LZ_REPLAY
   lz_step_exit(status); /* stepping: the controller may still ask about the final state */
@@ -144,14 +139,12 @@ int lz_rts_main(int argc, char **argv, LzWord *main_closure) {
   const char *slash = argc > 0 && argv[0] ? strrchr(argv[0], '/') : NULL;
   lz_prog_name = slash ? slash + 1 : argc > 0 && argv[0] ? argv[0] : "lz";
   char **args = malloc(((size_t)(argc > 0 ? argc : 1) + 1) * sizeof(char *));
-  if (!args)
-    return 251;
+  if (!args) return 251;
   char err[512];
   int r = lz_parse_rts_flags(argc, argv, &lz_flags, &lz_prog_argc, args, err, sizeof err);
   flags_set = true;
   if (r != 0) {
-    if (r == 1)
-      fprintf(stderr, "%s: %s\n", lz_prog_name, err);
+    if (r == 1) fprintf(stderr, "%s: %s\n", lz_prog_name, err);
     lz_print_usage(stderr);
     return 1;
   }

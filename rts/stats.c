@@ -31,9 +31,7 @@ static Stamp now(void) {
   return s;
 }
 
-void lz_stats_start(void) {
-  t_start = now();
-}
+void lz_stats_start(void) { t_start = now(); }
 
 void lz_stats_mut_start(void) {
   t_mut_start = now();
@@ -56,12 +54,10 @@ void lz_stats_gc_event(int ev) {
     gc_cpu += e.cpu - gc_begin.cpu;
     double pause = e.wall - gc_begin.wall;
     gc_wall += pause;
-    if (pause > gc_max_pause)
-      gc_max_pause = pause;
+    if (pause > gc_max_pause) gc_max_pause = pause;
     gc_count++;
     size_t h = GC_get_heap_size();
-    if (h > max_heap)
-      max_heap = h;
+    if (h > max_heap) max_heap = h;
   }
 }
 
@@ -70,8 +66,7 @@ char *lz_format_commas(uint64_t n, char *buf) {
   int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)n);
   char *o = buf;
   for (int i = 0; i < len; i++) {
-    if (i > 0 && (len - i) % 3 == 0)
-      *o++ = ',';
+    if (i > 0 && (len - i) % 3 == 0) *o++ = ',';
     *o++ = digits[i];
   }
   *o = 0;
@@ -80,23 +75,18 @@ char *lz_format_commas(uint64_t n, char *buf) {
 
 void lz_stats_print(FILE *f, uint64_t alloc, const char *extra) {
   Stamp end = now();
-  if (!mut_started)
-    t_mut_start = end;
-  if (!mut_ended)
-    t_mut_end = end;
+  if (!mut_started) t_mut_start = end;
+  if (!mut_ended) t_mut_end = end;
   char b[48];
   size_t heap = GC_get_heap_size();
-  if (heap > max_heap)
-    max_heap = heap;
+  if (heap > max_heap) max_heap = heap;
   double init_cpu = t_mut_start.cpu - t_start.cpu, init_wall = t_mut_start.wall - t_start.wall;
   double mut_cpu = t_mut_end.cpu - t_mut_start.cpu - gc_cpu;
   double mut_wall = t_mut_end.wall - t_mut_start.wall - gc_wall;
   double exit_cpu = end.cpu - t_mut_end.cpu, exit_wall = end.wall - t_mut_end.wall;
   double tot_cpu = end.cpu - t_start.cpu, tot_wall = end.wall - t_start.wall;
-  if (mut_cpu < 0)
-    mut_cpu = 0;
-  if (mut_wall < 0)
-    mut_wall = 0;
+  if (mut_cpu < 0) mut_cpu = 0;
+  if (mut_wall < 0) mut_wall = 0;
   fprintf(f, "%16s bytes allocated in the heap\n", lz_format_commas(alloc, b));
   fprintf(f, "%16s bytes copied during GC\n", "0");
   fprintf(f, "%16s bytes maximum residency (%lu sample(s))\n", lz_format_commas(max_heap, b),
@@ -105,11 +95,11 @@ void lz_stats_print(FILE *f, uint64_t alloc, const char *extra) {
   fprintf(f, "%16zu MiB total memory in use (0 MB lost due to fragmentation)\n\n",
           heap / (1024 * 1024));
   fprintf(f, "                                     Tot time (elapsed)  Avg pause  Max pause\n");
-  fprintf(f, "  Gen %2d     %5d colls, %5d par   %6.3fs  %6.3fs     %3.4fs    %3.4fs\n", 0, 0,
-          0, 0.0, 0.0, 0.0, 0.0);
+  fprintf(f, "  Gen %2d     %5d colls, %5d par   %6.3fs  %6.3fs     %3.4fs    %3.4fs\n", 0, 0, 0,
+          0.0, 0.0, 0.0, 0.0);
   fprintf(f, "  Gen %2d     %5lu colls, %5lu par   %6.3fs  %6.3fs     %3.4fs    %3.4fs\n\n", 1,
-          gc_count, GC_get_parallel() ? gc_count : 0, gc_cpu, gc_wall, gc_count ? gc_wall / (double)gc_count : 0.0,
-          gc_max_pause);
+          gc_count, GC_get_parallel() ? gc_count : 0, gc_cpu, gc_wall,
+          gc_count ? gc_wall / (double)gc_count : 0.0, gc_max_pause);
   fputs(extra, f);
   fprintf(f, "  INIT    time  %7.3fs  (%7.3fs elapsed)\n", init_cpu, init_wall);
   fprintf(f, "  MUT     time  %7.3fs  (%7.3fs elapsed)\n", mut_cpu, mut_wall);
@@ -117,7 +107,8 @@ void lz_stats_print(FILE *f, uint64_t alloc, const char *extra) {
   fprintf(f, "  EXIT    time  %7.3fs  (%7.3fs elapsed)\n", exit_cpu, exit_wall);
   fprintf(f, "  Total   time  %7.3fs  (%7.3fs elapsed)\n\n", tot_cpu, tot_wall);
   fprintf(f, "  %%GC     time     %5.1f%%  (%.1f%% elapsed)\n\n",
-          tot_cpu > 0 ? 100 * gc_cpu / tot_cpu : 0.0, tot_wall > 0 ? 100 * gc_wall / tot_wall : 0.0);
+          tot_cpu > 0 ? 100 * gc_cpu / tot_cpu : 0.0,
+          tot_wall > 0 ? 100 * gc_wall / tot_wall : 0.0);
   fprintf(f, "  Alloc rate    %s bytes per MUT second\n\n",
           lz_format_commas(mut_cpu > 0 ? (uint64_t)((double)alloc / mut_cpu) : 0, b));
   fprintf(f, "  Productivity %5.1f%% of total user, %.1f%% of total elapsed\n\n",

@@ -17,8 +17,7 @@
 
 LzWord lz_whnf(LzWord p) {
   for (int guard = 0; LZ_TAG(p) == 0; guard++) {
-    if (p == 0 || guard > 1000000)
-      lz_internal_error("bad pointer where a value was expected");
+    if (p == 0 || guard > 1000000) lz_internal_error("bad pointer where a value was expected");
     const LzInfo *info = LZ_INFO(p);
     switch (info->type) {
     case LZ_IND:
@@ -27,12 +26,10 @@ LzWord lz_whnf(LzWord p) {
 #endif
       p = LZ_UNTAG(p)[1];
       break;
-    case LZ_CON:
-      return p | LZ_CON_TAG(info->tag);
+    case LZ_CON: return p | LZ_CON_TAG(info->tag);
     case LZ_FUN:
     case LZ_PAP:
-    case LZ_PRIM:
-      return p | 1;
+    case LZ_PRIM: return p | 1;
     default:
       lz_internal_error("unevaluated %s where a value was expected",
                         info->name ? info->name : "closure");
@@ -43,8 +40,7 @@ LzWord lz_whnf(LzWord p) {
 
 LzWord lz_string_cell(LzWord p) {
   p = lz_whnf(p);
-  if (LZ_TAG(p) != 1 && LZ_TAG(p) != 2)
-    lz_internal_error("a string is not a list");
+  if (LZ_TAG(p) != 1 && LZ_TAG(p) != 2) lz_internal_error("a string is not a list");
   return p;
 }
 
@@ -73,8 +69,7 @@ size_t lz_utf8_encode(uint32_t c, unsigned char *o, bool modified) {
     o[2] = (unsigned char)(0x80 | (c & 0x3F));
     return 3;
   }
-  if (c > 0x10FFFF)
-    c = 0xFFFD;
+  if (c > 0x10FFFF) c = 0xFFFD;
   o[0] = (unsigned char)(0xF0 | (c >> 18));
   o[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
   o[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
@@ -85,27 +80,23 @@ size_t lz_utf8_encode(uint32_t c, unsigned char *o, bool modified) {
 char *lz_string_utf8(LzWord list, long n, bool modified, size_t *len) {
   size_t cap = 64, used = 0;
   char *buf = GC_MALLOC_ATOMIC(cap);
-  if (!buf)
-    lz_heap_exhausted();
+  if (!buf) lz_heap_exhausted();
   LzWord rest = list; /* only the cells wanted are looked at: the tail may be a thunk */
   for (long i = 0; n < 0 || i < n; i++) {
     LzWord cell = lz_string_cell(rest);
-    if (LZ_TAG(cell) != 2)
-      break;
+    if (LZ_TAG(cell) != 2) break;
     LzWord *c = LZ_UNTAG(cell);
     if (used + 5 > cap) {
       cap *= 2;
       char *nb = GC_REALLOC(buf, cap);
-      if (!nb)
-        lz_heap_exhausted();
+      if (!nb) lz_heap_exhausted();
       buf = nb;
     }
     used += lz_utf8_encode(lz_char_value(c[1]), (unsigned char *)buf + used, modified);
     rest = c[2];
   }
   buf[used] = 0;
-  if (len)
-    *len = used;
+  if (len) *len = used;
   return buf;
 }
 

@@ -130,7 +130,8 @@ bool stg_conv_trivial_atom(Conv *c, CoreExpr *e, StgAtom *out) {
   if (e->kind == CE_VAR) {
     StgAtom *a = e->var ? stg_map_get(&c->env, stg_conv_key(e->var->uniq)) : NULL;
     if (!a) {
-      stg_conv_fail(c, e->span, "internal: variable not in scope in Core: ‘", e->var ? e->var->name : "?");
+      stg_conv_fail(c, e->span, "internal: variable not in scope in Core: ‘",
+                    e->var ? e->var->name : "?");
       *out = stg_conv_lit_int(0);
     } else {
       *out = *a;
@@ -138,7 +139,8 @@ bool stg_conv_trivial_atom(Conv *c, CoreExpr *e, StgAtom *out) {
     return true;
   }
   if (e->kind == CE_LIT) {
-    *out = e->lit.kind == CL_INTEGER ? stg_atom_var(stg_conv_integer(c, &e->lit, e->span)) : stg_atom_lit(e->lit);
+    *out = e->lit.kind == CL_INTEGER ? stg_atom_var(stg_conv_integer(c, &e->lit, e->span))
+                                     : stg_atom_lit(e->lit);
     return true;
   }
   if (e->kind == CE_PRIMOP && e->primop == P_REALWORLD && e->nargs == 0) {
@@ -207,7 +209,8 @@ static StgAtom atomize(Conv *c, CoreExpr *e, Floats *fl, AtomMode mode) {
 
 StgAtom *stg_conv_atomize_args(Conv *c, CoreExpr **args, int n, Floats *fl, AtomMode mode) {
   StgAtom *out = LZ_NEW_ARRAY(StgAtom, n + 1);
-  for (int i = 0; i < n; i++) out[i] = args ? atomize(c, args[i], fl, mode) : stg_conv_lit_int(0);
+  for (int i = 0; i < n; i++)
+    out[i] = args ? atomize(c, args[i], fl, mode) : stg_conv_lit_int(0);
   return out;
 }
 
@@ -263,7 +266,8 @@ static StgExpr *conv_let(Conv *c, CoreExpr *e, StgRep rep) {
       stg_conv_alias(c, cv, a);
       return conv_expr(c, e->body, rep);
     }
-    if (stg_conv_static_con(c, stg_conv_erase(rhs))) { /* let y = I# 1#: the shared static closure */
+    if (stg_conv_static_con(c,
+                            stg_conv_erase(rhs))) { /* let y = I# 1#: the shared static closure */
       stg_conv_alias(c, cv, stg_atom_var(stg_conv_static_con_var(c, stg_conv_erase(rhs))));
       return conv_expr(c, e->body, rep);
     }
@@ -281,7 +285,8 @@ static StgExpr *conv_let(Conv *c, CoreExpr *e, StgRep rep) {
   }
   /* let rec: a group of closures; the lets their constructor arguments float join it */
   StgVar **vs = LZ_NEW_ARRAY(StgVar *, e->nbinds + 1);
-  for (int i = 0; i < e->nbinds; i++) vs[i] = stg_conv_bind_var(c, e->binds[i].var);
+  for (int i = 0; i < e->nbinds; i++)
+    vs[i] = stg_conv_bind_var(c, e->binds[i].var);
   Floats fl = {0};
   LZ_VEC(StgBind) group = {0};
   for (int i = 0; i < e->nbinds; i++) {
@@ -294,7 +299,8 @@ static StgExpr *conv_let(Conv *c, CoreExpr *e, StgRep rep) {
     }
     LZ_PUSH(group, ((StgBind){vs[i], r}));
   }
-  for (int i = 0; i < fl.len; i++) LZ_PUSH(group, ((StgBind){fl.data[i].var, fl.data[i].rhs}));
+  for (int i = 0; i < fl.len; i++)
+    LZ_PUSH(group, ((StgBind){fl.data[i].var, fl.data[i].rhs}));
   StgExpr *body = conv_expr(c, e->body, rep);
   StgExpr *let = stg_expr_new(SE_LET, rep, e->span);
   let->rec = true;
@@ -312,7 +318,8 @@ static StgExpr *conv_case(Conv *c, CoreExpr *e, StgRep rep) {
   StgRep srep = stg_type_rep(e->var->type);
   StgAtom a;
   /* case of an unlifted atom with one DEFAULT: just a name for the value */
-  if (srep != STG_P && e->nalts == 1 && e->alts[0].kind == ALT_DEFAULT && stg_conv_trivial_atom(c, e->body, &a)) {
+  if (srep != STG_P && e->nalts == 1 && e->alts[0].kind == ALT_DEFAULT &&
+      stg_conv_trivial_atom(c, e->body, &a)) {
     stg_conv_alias(c, e->var, a);
     return conv_expr(c, e->alts[0].rhs, rep);
   }
@@ -323,7 +330,8 @@ static StgExpr *conv_case(Conv *c, CoreExpr *e, StgRep rep) {
     s->alts_type = STG_ALTS_PRIM;
   } else {
     const CoreType *t = e->var->type;
-    while (t && (t->kind == CT_APP || t->kind == CT_FORALL)) t = t->kind == CT_APP ? t->fn : t->body;
+    while (t && (t->kind == CT_APP || t->kind == CT_FORALL))
+      t = t->kind == CT_APP ? t->fn : t->body;
     CoreTyCon *tc = t && t->kind == CT_CON && t->con && t->con->sort == TC_DATA ? t->con : NULL;
     for (int i = 0; i < e->nalts; i++)
       if (e->alts[i].kind == ALT_CON && e->alts[i].con) tc = e->alts[i].con->tycon;
@@ -340,13 +348,15 @@ static StgExpr *conv_case(Conv *c, CoreExpr *e, StgRep rep) {
       sa->kind = STG_ALT_CON;
       sa->con = ca->con;
       sa->vars = LZ_NEW_ARRAY(StgVar *, (ca->con ? ca->con->arity : 0) + 1);
-      for (int j = 0; ca->con && j < ca->con->arity; j++) sa->vars[j] = stg_conv_bind_var(c, ca->vars ? ca->vars[j] : NULL);
+      for (int j = 0; ca->con && j < ca->con->arity; j++)
+        sa->vars[j] = stg_conv_bind_var(c, ca->vars ? ca->vars[j] : NULL);
       break;
     case ALT_LIT:
       sa->kind = STG_ALT_LIT;
       sa->lit = ca->lit;
       if (ca->lit.kind == CL_INTEGER || srep == STG_P)
-        stg_conv_fail(c, e->span, "case on an Integer literal is not supported by the back end", NULL);
+        stg_conv_fail(c, e->span, "case on an Integer literal is not supported by the back end",
+                      NULL);
       break;
     case ALT_DEFAULT: sa->kind = STG_ALT_DEFAULT; break;
     }
@@ -368,14 +378,16 @@ static CoreExpr *app_spine(CoreExpr *e, CoreExpr ***args_out, int *n_out) {
     }
   }
   CoreExpr **args = LZ_NEW_ARRAY(CoreExpr *, rev.len + 1);
-  for (int i = 0; i < rev.len; i++) args[i] = rev.data[rev.len - 1 - i];
+  for (int i = 0; i < rev.len; i++)
+    args[i] = rev.data[rev.len - 1 - i];
   *args_out = args;
   *n_out = rev.len;
   return e;
 }
 
 static CoreExpr *apply_all(CoreExpr *f, CoreExpr **args, int n) {
-  for (int i = 0; i < n; i++) f = core_app(f, args[i]);
+  for (int i = 0; i < n; i++)
+    f = core_app(f, args[i]);
   return f;
 }
 
@@ -439,7 +451,8 @@ static COLD StgExpr *conv_lam_expr(Conv *c, CoreExpr *e) {
 }
 
 static COLD StgExpr *conv_con_expr(Conv *c, CoreExpr *e) {
-  if (stg_conv_static_con(c, e)) return atom_expr(stg_atom_var(stg_conv_static_con_var(c, e)), e->span);
+  if (stg_conv_static_con(c, e))
+    return atom_expr(stg_atom_var(stg_conv_static_con_var(c, e)), e->span);
   Floats fl = {0};
   StgExpr *x = stg_expr_new(SE_CON, STG_P, e->span);
   x->con = e->con;
@@ -479,7 +492,8 @@ static COLD StgExpr *conv_atom_expr(Conv *c, CoreExpr *e) {
 
 static COLD StgExpr *too_deep(Conv *c, CoreExpr *e) {
   if (!c->too_deep)
-    lz_error(e ? e->span : (LzSpan){0}, "Expression nested too deeply for the code generator (more than %d levels)",
+    lz_error(e ? e->span : (LzSpan){0},
+             "Expression nested too deeply for the code generator (more than %d levels)",
              STG_MAX_DEPTH);
   c->too_deep = c->failed = true;
   return atom_expr(stg_conv_lit_int(0), e ? e->span : (LzSpan){0});
@@ -490,9 +504,12 @@ static StgExpr *conv_expr(Conv *c, CoreExpr *e, StgRep rep) {
   c->depth++;
   StgExpr *x;
   e = stg_conv_erase(e);
-  if (!e) x = bad_expr(c, e, "internal: missing expression in Core");
-  else if (stg_conv_is_atom(e)) x = conv_atom_expr(c, e);
-  else switch (e->kind) {
+  if (!e)
+    x = bad_expr(c, e, "internal: missing expression in Core");
+  else if (stg_conv_is_atom(e))
+    x = conv_atom_expr(c, e);
+  else
+    switch (e->kind) {
     case CE_APP: x = conv_app(c, e, rep); break;
     case CE_LET: x = conv_let(c, e, rep); break;
     case CE_CASE: x = conv_case(c, e, rep); break;
@@ -505,4 +522,3 @@ static StgExpr *conv_expr(Conv *c, CoreExpr *e, StgRep rep) {
   c->depth--;
   return x;
 }
-

@@ -13,19 +13,19 @@ typedef enum { MODE_EXPR, MODE_LET_CON, MODE_REC_CON, MODE_TOP } AtomMode;
 typedef struct Float {
   bool is_case;
   StgVar *var;
-  StgRhs *rhs;     /* let float */
-  StgExpr *scrut;  /* case float */
+  StgRhs *rhs;    /* let float */
+  StgExpr *scrut; /* case float */
 } Float;
 typedef LZ_VEC(Float) Floats;
 
 typedef struct Conv {
   StgProgram *p;
   const CoreProgram *core;
-  StgMap env;       /* Core uniq -> StgAtom* */
-  StgMap integers;  /* interned literal text -> StgVar* of its top-level CAF */
-  StgMap nullary;   /* CoreDataCon* -> StgVar* of its shared static closure */
-  StgMap statics;   /* interned key of a constant constructor application -> StgVar* */
-  StgVar *top;      /* the top-level binding being converted (for names of floats) */
+  StgMap env;      /* Core uniq -> StgAtom* */
+  StgMap integers; /* interned literal text -> StgVar* of its top-level CAF */
+  StgMap nullary;  /* CoreDataCon* -> StgVar* of its shared static closure */
+  StgMap statics;  /* interned key of a constant constructor application -> StgVar* */
+  StgVar *top;     /* the top-level binding being converted (for names of floats) */
   int depth;
   bool too_deep;
   bool failed;
@@ -54,8 +54,8 @@ static inline StgAtom stg_conv_lit_int(int64_t i) {
  * such an argument must be evaluated before the constructor is built. */
 static inline bool stg_conv_strict_integer(const CoreExpr *x, int i) {
   const CoreExpr *a = stg_conv_erase(x->args ? x->args[i] : NULL);
-  return x->con && x->con->strict && i < x->con->arity && x->con->strict[i] && a && a->kind == CE_LIT &&
-         a->lit.kind == CL_INTEGER;
+  return x->con && x->con->strict && i < x->con->arity && x->con->strict[i] && a &&
+         a->kind == CE_LIT && a->lit.kind == CL_INTEGER;
 }
 
 /* core_to_stg.c */

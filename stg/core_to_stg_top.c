@@ -19,9 +19,9 @@ StgVar *stg_conv_integer(Conv *c, const CoreLit *l, LzSpan at) {
   StgVar *v = stg_map_get(&c->integers, (uint64_t)(uintptr_t)key);
   if (v) return v;
   int u = core_fresh_uniq();
-  const char *name = strlen(text) > 24  ? lz_fmt("$integer_big%d", u)
-                     : text[0] == '-' ? lz_fmt("$integer_m%s", text + 1)
-                                      : lz_fmt("$integer_%s", text);
+  const char *name = strlen(text) > 24 ? lz_fmt("$integer_big%d", u)
+                     : text[0] == '-'  ? lz_fmt("$integer_m%s", text + 1)
+                                       : lz_fmt("$integer_%s", text);
   v = stg_var_new(c->p, lz_sym(name), u, STG_P, at);
   v->global = true;
   StgRhs *r = stg_conv_new_rhs(STG_THUNK, v, at);
@@ -101,7 +101,8 @@ static const char *atom_key(const StgAtom *a) {
   }
   case CL_STRING: {
     char *hex = lz_alloc(l->len * 2 + 2);
-    for (size_t i = 0; i < l->len; i++) snprintf(hex + 2 * i, 3, "%02x", (unsigned char)l->str[i]);
+    for (size_t i = 0; i < l->len; i++)
+      snprintf(hex + 2 * i, 3, "%02x", (unsigned char)l->str[i]);
     return lz_fmt("s%s", hex);
   }
   default: return lz_fmt("i%d.%lld", (int)l->kind, (long long)l->i);
@@ -113,8 +114,10 @@ StgVar *stg_conv_static_con_var(Conv *c, CoreExpr *x) {
   const char *key = lz_fmt("%p", (void *)x->con);
   for (int i = 0; i < x->nargs; i++) {
     CoreExpr *a = stg_conv_erase(x->args[i]);
-    if (a && a->kind == CE_CON && a->nargs > 0) args[i] = stg_atom_var(stg_conv_static_con_var(c, a));
-    else stg_conv_trivial_atom(c, a, &args[i]);
+    if (a && a->kind == CE_CON && a->nargs > 0)
+      args[i] = stg_atom_var(stg_conv_static_con_var(c, a));
+    else
+      stg_conv_trivial_atom(c, a, &args[i]);
     key = lz_fmt("%s|%s", key, atom_key(&args[i]));
   }
   Sym k = lz_sym(key);
@@ -139,7 +142,8 @@ StgVar *stg_conv_static_con_var(Conv *c, CoreExpr *x) {
 StgVar *stg_conv_top_float(Conv *c, CoreExpr *e) {
   StgVar *parent = c->top;
   int u = core_fresh_uniq();
-  StgVar *v = stg_var_new(c->p, lz_sym(lz_fmt("%s$%d", parent ? parent->name : "top", u)), u, STG_P, e->span);
+  StgVar *v = stg_var_new(c->p, lz_sym(lz_fmt("%s$%d", parent ? parent->name : "top", u)), u, STG_P,
+                          e->span);
   v->global = true;
   v->module = parent ? parent->module : NULL;
   StgRhs *r = stg_conv_rhs(c, v, e, NULL, MODE_TOP);
@@ -159,7 +163,8 @@ static void resolve_aliases(Conv *c, const CoreProgram *core, StgMap *aliases) {
       CoreVar *v = core->groups.data[g].binds[i].var;
       CoreExpr *x = stg_conv_erase(core->groups.data[g].binds[i].rhs);
       if (!v || !x || stg_type_rep(v->type) != STG_P) continue;
-      if ((x->kind == CE_VAR && x->var && x->var->global) || (x->kind == CE_LIT && x->lit.kind == CL_INTEGER) ||
+      if ((x->kind == CE_VAR && x->var && x->var->global) ||
+          (x->kind == CE_LIT && x->lit.kind == CL_INTEGER) ||
           (x->kind == CE_CON && x->nargs == 0)) {
         stg_map_put(&rhs_of, stg_conv_key(v->uniq), x);
         n++;
@@ -171,7 +176,9 @@ static void resolve_aliases(Conv *c, const CoreProgram *core, StgMap *aliases) {
       CoreExpr *x = v ? stg_map_get(&rhs_of, stg_conv_key(v->uniq)) : NULL;
       if (!x) continue;
       int steps = 0;
-      for (CoreExpr *next; x->kind == CE_VAR && steps <= n && (next = stg_map_get(&rhs_of, stg_conv_key(x->var->uniq))); steps++)
+      for (CoreExpr *next; x->kind == CE_VAR && steps <= n &&
+                           (next = stg_map_get(&rhs_of, stg_conv_key(x->var->uniq)));
+           steps++)
         x = next;
       StgAtom a;
       if (steps > n || !stg_conv_trivial_atom(c, x, &a)) continue;
@@ -186,9 +193,11 @@ static void prim_sigs(StgProgram *p, const CoreProgram *core) {
     s->arity = core_primops[i].arity;
     const CoreType *t = core->primop_types[i];
     if (!t || s->arity > 8) continue;
-    while (t && t->kind == CT_FORALL) t = t->body;
+    while (t && t->kind == CT_FORALL)
+      t = t->body;
     int n = 0;
-    for (; t && t->kind == CT_FUN && n < s->arity; n++, t = t->res) s->args[n] = stg_type_rep(t->arg);
+    for (; t && t->kind == CT_FUN && n < s->arity; n++, t = t->res)
+      s->args[n] = stg_type_rep(t->arg);
     if (!t || n != s->arity) continue;
     s->result = stg_type_rep(t);
     s->known = true;
@@ -204,7 +213,8 @@ StgProgram *stg_from_core(const CoreProgram *core) {
   Conv *c = &cv;
   c->core = core;
   c->p = LZ_NEW(StgProgram);
-  for (int i = 0; i < core->tycons.len; i++) LZ_PUSH(c->p->tycons, core->tycons.data[i]);
+  for (int i = 0; i < core->tycons.len; i++)
+    LZ_PUSH(c->p->tycons, core->tycons.data[i]);
   prim_sigs(c->p, core);
   /* global names shared by several bindings (instance methods, e.g. $c== of each Eq
    * instance) get their unique appended, so every global has its own symbol */
@@ -214,7 +224,8 @@ StgProgram *stg_from_core(const CoreProgram *core) {
       CoreVar *v = core->groups.data[g].binds[i].var;
       if (!v) continue;
       Sym key = lz_sym(lz_fmt("%s.%s", v->module ? v->module : "", v->name));
-      if (!stg_set_add(&names, (uint64_t)(uintptr_t)key)) stg_set_add(&shared, (uint64_t)(uintptr_t)key);
+      if (!stg_set_add(&names, (uint64_t)(uintptr_t)key))
+        stg_set_add(&shared, (uint64_t)(uintptr_t)key);
     }
   /* every global is in scope everywhere (the code generator's statics) */
   for (int g = 0; g < core->groups.len; g++) {
@@ -225,15 +236,19 @@ StgProgram *stg_from_core(const CoreProgram *core) {
       if (stg_type_rep(v->type) == STG_P) {
         StgVar *sv = stg_conv_bind_var(c, v);
         Sym key = lz_sym(lz_fmt("%s.%s", v->module ? v->module : "", v->name));
-        if (stg_map_get(&shared, (uint64_t)(uintptr_t)key)) sv->name = lz_sym(lz_fmt("%s$%d", v->name, v->uniq));
+        if (stg_map_get(&shared, (uint64_t)(uintptr_t)key))
+          sv->name = lz_sym(lz_fmt("%s$%d", v->name, v->uniq));
         continue;
       }
       /* an unlifted literal (or realWorld#): substituted at every use */
       CoreExpr *x = stg_conv_erase(grp->binds[i].rhs);
       StgAtom a;
-      if (x && (x->kind == CE_LIT || x->kind == CE_PRIMOP) && stg_conv_trivial_atom(c, x, &a) && a.kind == SA_LIT)
+      if (x && (x->kind == CE_LIT || x->kind == CE_PRIMOP) && stg_conv_trivial_atom(c, x, &a) &&
+          a.kind == SA_LIT)
         stg_conv_alias(c, v, a);
-      else stg_conv_fail(c, v->span, "top-level binding of unlifted type is not supported: ‘", v->name);
+      else
+        stg_conv_fail(c, v->span, "top-level binding of unlifted type is not supported: ‘",
+                      v->name);
     }
   }
   StgMap aliases = {0};
@@ -242,7 +257,9 @@ StgProgram *stg_from_core(const CoreProgram *core) {
     CoreBindGroup *grp = &core->groups.data[g];
     for (int i = 0; i < grp->nbinds && !c->failed; i++) {
       CoreVar *cvar = grp->binds[i].var;
-      if (!cvar || stg_type_rep(cvar->type) != STG_P || stg_map_get(&aliases, stg_conv_key(cvar->uniq))) continue;
+      if (!cvar || stg_type_rep(cvar->type) != STG_P ||
+          stg_map_get(&aliases, stg_conv_key(cvar->uniq)))
+        continue;
       StgAtom *a = stg_map_get(&c->env, stg_conv_key(cvar->uniq));
       StgVar *v = a->var;
       c->top = v;

@@ -67,8 +67,8 @@
  * type); likewise a constructor application whose arguments are all literals or globals
  * (`I# 1#`, nested too) is one shared static closure `I#$uniq`, never allocated. An
  * Integer literal given to a strict field (Core counts a literal as evaluated) is
- * evaluated by a case first, so strict fields only ever hold values. `realWorld#` in argument position becomes the literal 0# (World# is
- * zero-width).
+ * evaluated by a case first, so strict fields only ever hold values. `realWorld#` in argument
+ * position becomes the literal 0# (World# is zero-width).
  *
  * All STG lives in the compiler arena (support.h). Public names: stg_ / Stg.
  */
@@ -91,36 +91,36 @@ typedef enum {
   STG_D, /* unboxed Double# (travels in registers as its 64-bit pattern) */
 } StgRep;
 
-const char *stg_rep_name(StgRep r);             /* "P", "I", "D" */
-StgRep stg_type_rep(const CoreType *t);           /* foralls skipped; newtypes are P */
-StgRep stg_lit_rep(const CoreLit *l);             /* CL_DOUBLE: D, CL_INTEGER: P, else I */
+const char *stg_rep_name(StgRep r);     /* "P", "I", "D" */
+StgRep stg_type_rep(const CoreType *t); /* foralls skipped; newtypes are P */
+StgRep stg_lit_rep(const CoreLit *l);   /* CL_DOUBLE: D, CL_INTEGER: P, else I */
 StgRep stg_con_field_rep(const CoreDataCon *c, int i);
 
 /* ---- variables and atoms ------------------------------------------------------------ */
 
 struct StgVar {
-  Sym name;        /* source-like name, for printing and messages */
-  int uniq;        /* unique in the program (the Core uniq for converted variables) */
-  int id;          /* dense index 0..prog->nvars-1, for the back end's side tables */
+  Sym name; /* source-like name, for printing and messages */
+  int uniq; /* unique in the program (the Core uniq for converted variables) */
+  int id;   /* dense index 0..prog->nvars-1, for the back end's side tables */
   StgRep rep;
-  bool global;     /* bound at top level (a static closure) */
-  Sym module;      /* global: defining module (NULL for Integer literals); globals are
-                      unique by module and name: generated ones contain `$`, and a
-                      name several Core globals share becomes name$uniq */
-  bool lne;        /* bound by a let-no-escape */
-  LzSpan span;     /* binding site */
-  StgRhs *rhs;     /* the closure it is bound to (let and top-level binders); NULL for
-                      parameters, case binders and pattern variables */
-  int uses;        /* number of occurrences (set by stg_analyse_program) */
-  void *aux;       /* free for later stages */
+  bool global; /* bound at top level (a static closure) */
+  Sym module;  /* global: defining module (NULL for Integer literals); globals are
+                  unique by module and name: generated ones contain `$`, and a
+                  name several Core globals share becomes name$uniq */
+  bool lne;    /* bound by a let-no-escape */
+  LzSpan span; /* binding site */
+  StgRhs *rhs; /* the closure it is bound to (let and top-level binders); NULL for
+                  parameters, case binders and pattern variables */
+  int uses;    /* number of occurrences (set by stg_analyse_program) */
+  void *aux;   /* free for later stages */
 };
 
 typedef enum { SA_VAR, SA_LIT } StgAtomKind;
 
 typedef struct StgAtom {
   StgAtomKind kind;
-  StgVar *var;  /* SA_VAR */
-  CoreLit lit;  /* SA_LIT: CL_INT, CL_CHAR, CL_STRING (I) or CL_DOUBLE (D) */
+  StgVar *var; /* SA_VAR */
+  CoreLit lit; /* SA_LIT: CL_INT, CL_CHAR, CL_STRING (I) or CL_DOUBLE (D) */
 } StgAtom;
 
 StgRep stg_atom_rep(const StgAtom *a);
@@ -135,20 +135,20 @@ typedef enum {
 
 struct StgRhs {
   StgRhsKind kind;
-  StgVar *var;        /* the binder */
-  StgVar **fvs;       /* free variables (see the invariants); none at top level */
+  StgVar *var;  /* the binder */
+  StgVar **fvs; /* free variables (see the invariants); none at top level */
   int nfvs;
-  StgVar **params;    /* STG_FUN: `arity` parameters */
-  int arity;          /* STG_FUN: >= 1; otherwise 0 */
-  StgRep result_rep;  /* STG_FUN: rep of a saturated call's result; STG_THUNK: P, or for
-                         a nullary LNE the rep of the let; STG_CON: P */
-  StgExpr *body;      /* STG_THUNK, STG_FUN */
-  CoreDataCon *con;   /* STG_CON */
-  StgAtom *args;      /* STG_CON: con->arity atoms */
+  StgVar **params;   /* STG_FUN: `arity` parameters */
+  int arity;         /* STG_FUN: >= 1; otherwise 0 */
+  StgRep result_rep; /* STG_FUN: rep of a saturated call's result; STG_THUNK: P, or for
+                        a nullary LNE the rep of the let; STG_CON: P */
+  StgExpr *body;     /* STG_THUNK, STG_FUN */
+  CoreDataCon *con;  /* STG_CON */
+  StgAtom *args;     /* STG_CON: con->arity atoms */
   int nargs;
-  bool lne;           /* let-no-escape (== var->lne) */
+  bool lne;               /* let-no-escape (== var->lne) */
   const CoreLit *integer; /* top-level Integer literal CAF: the literal (else NULL) */
-  LzSpan span;        /* source of the closure (for the source-location table) */
+  LzSpan span;            /* source of the closure (for the source-location table) */
 };
 
 typedef struct StgBind {
@@ -187,28 +187,28 @@ typedef struct StgAlt {
 
 struct StgExpr {
   StgExprKind kind;
-  StgRep rep;           /* rep of the value of this expression */
-  LzSpan span;          /* source construct this came from (may be unknown) */
-  StgAtom atom;         /* SE_ATOM */
-  StgVar *fn;           /* SE_APP */
-  StgCallKind call;     /* SE_APP */
-  StgAtom *args;        /* SE_APP, SE_CON, SE_PRIMOP */
+  StgRep rep;       /* rep of the value of this expression */
+  LzSpan span;      /* source construct this came from (may be unknown) */
+  StgAtom atom;     /* SE_ATOM */
+  StgVar *fn;       /* SE_APP */
+  StgCallKind call; /* SE_APP */
+  StgAtom *args;    /* SE_APP, SE_CON, SE_PRIMOP */
   int nargs;
-  CoreDataCon *con;     /* SE_CON */
-  int primop;           /* SE_PRIMOP: CorePrimOp */
-  StgExpr *scrut;       /* SE_CASE */
-  StgVar *binder;       /* SE_CASE (same rep as the scrutinee: `rep` of scrut) */
-  StgAltsType alts_type;/* SE_CASE */
-  CoreTyCon *tycon;     /* SE_CASE with STG_ALTS_ALG */
-  StgAlt *alts;         /* SE_CASE: DEFAULT, if any, last */
+  CoreDataCon *con;      /* SE_CON */
+  int primop;            /* SE_PRIMOP: CorePrimOp */
+  StgExpr *scrut;        /* SE_CASE */
+  StgVar *binder;        /* SE_CASE (same rep as the scrutinee: `rep` of scrut) */
+  StgAltsType alts_type; /* SE_CASE */
+  CoreTyCon *tycon;      /* SE_CASE with STG_ALTS_ALG */
+  StgAlt *alts;          /* SE_CASE: DEFAULT, if any, last */
   int nalts;
-  bool rec;             /* SE_LET */
-  bool lne;             /* SE_LET: all bindings are let-no-escape */
-  StgBind *binds;       /* SE_LET */
+  bool rec;       /* SE_LET */
+  bool lne;       /* SE_LET: all bindings are let-no-escape */
+  StgBind *binds; /* SE_LET */
   int nbinds;
-  StgExpr *body;        /* SE_LET, SE_SCC */
-  Sym scc;              /* SE_SCC: cost-centre name */
-  Sym scc_module;       /* SE_SCC: module of the cost centre */
+  StgExpr *body;  /* SE_LET, SE_SCC */
+  Sym scc;        /* SE_SCC: cost-centre name */
+  Sym scc_module; /* SE_SCC: module of the cost centre */
 };
 
 /* ---- programs ------------------------------------------------------------------------ */
@@ -224,10 +224,10 @@ typedef struct StgPrimSig {
 } StgPrimSig;
 
 typedef struct StgProgram {
-  LZ_VEC(StgBind) binds;          /* top-level bindings (static closures and CAFs) */
-  LZ_VEC(CoreTyCon *) tycons;     /* the Core program's types (constructor info) */
-  StgVar *main;                   /* Main.main (a P value of type IO ()) */
-  int nvars;                      /* number of StgVars (ids 0..nvars-1) */
+  LZ_VEC(StgBind) binds;      /* top-level bindings (static closures and CAFs) */
+  LZ_VEC(CoreTyCon *) tycons; /* the Core program's types (constructor info) */
+  StgVar *main;               /* Main.main (a P value of type IO ()) */
+  int nvars;                  /* number of StgVars (ids 0..nvars-1) */
   StgPrimSig prim_sigs[PRIMOP_COUNT];
 } StgProgram;
 
@@ -255,8 +255,8 @@ StgAtom stg_atom_lit(CoreLit lit);
 /* GHC -ddump-stg-like text; see Note [STG printer] in stg_print.c for the notation. */
 void stg_print_program(FILE *out, const StgProgram *p);
 void stg_print_expr(FILE *out, const StgExpr *e);
-char *stg_expr_to_string(const StgExpr *e);  /* whole expression, one line */
-char *stg_var_to_string(const StgVar *v);    /* x_12 for a local, M.f for a global */
+char *stg_expr_to_string(const StgExpr *e); /* whole expression, one line */
+char *stg_var_to_string(const StgVar *v);   /* x_12 for a local, M.f for a global */
 
 /* Checks every invariant above; reports each violation as
  * "stg lint (after PASS): in binding ‘f’: ..." and returns the number of violations. */

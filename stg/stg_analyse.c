@@ -50,7 +50,9 @@ static void disq_args(Lne *L, const StgAtom *args, int n) {
     if (args[i].kind == SA_VAR) disq(L, args[i].var);
 }
 
-static int cand_arity(const StgVar *v) { return v->rhs && v->rhs->kind == STG_FUN ? v->rhs->arity : 0; }
+static int cand_arity(const StgVar *v) {
+  return v->rhs && v->rhs->kind == STG_FUN ? v->rhs->arity : 0;
+}
 
 static void occ(Lne *L, const StgVar *v, int nargs, int ctx) {
   if (v && L->state[v->id] == CAND && (L->ctx[v->id] != ctx || nargs != cand_arity(v))) disq(L, v);
@@ -59,8 +61,10 @@ static void occ(Lne *L, const StgVar *v, int nargs, int ctx) {
 static void lne_expr(Lne *L, StgExpr *e, int ctx);
 
 static void lne_closure(Lne *L, StgRhs *r) {
-  if (r->kind == STG_CON) disq_args(L, r->args, r->nargs);
-  else lne_expr(L, r->body, L->next_ctx++);
+  if (r->kind == STG_CON)
+    disq_args(L, r->args, r->nargs);
+  else
+    lne_expr(L, r->body, L->next_ctx++);
 }
 
 static void lne_expr(Lne *L, StgExpr *e, int ctx) {
@@ -86,7 +90,8 @@ static void lne_expr(Lne *L, StgExpr *e, int ctx) {
       break;
     case SE_CASE:
       lne_expr(L, e->scrut, L->next_ctx++);
-      for (int i = 0; i + 1 < e->nalts; i++) lne_expr(L, e->alts[i].rhs, ctx);
+      for (int i = 0; i + 1 < e->nalts; i++)
+        lne_expr(L, e->alts[i].rhs, ctx);
       e = e->nalts ? e->alts[e->nalts - 1].rhs : NULL;
       break;
     case SE_SCC:
@@ -94,11 +99,14 @@ static void lne_expr(Lne *L, StgExpr *e, int ctx) {
       e = NULL;
       break;
     case SE_LET:
-      for (int i = 0; i < e->nbinds; i++) L->ctx[e->binds[i].var->id] = ctx;
+      for (int i = 0; i < e->nbinds; i++)
+        L->ctx[e->binds[i].var->id] = ctx;
       for (int i = 0; i < e->nbinds; i++) {
         StgVar *v = e->binds[i].var;
-        if (L->state[v->id] == CAND) lne_expr(L, v->rhs->body, ctx);
-        else lne_closure(L, e->binds[i].rhs);
+        if (L->state[v->id] == CAND)
+          lne_expr(L, v->rhs->body, ctx);
+        else
+          lne_closure(L, e->binds[i].rhs);
       }
       e = e->body;
       break;
@@ -130,7 +138,8 @@ static void lne_reset(Lne *L, StgExpr *e, int depth) {
     case SE_PRIMOP: return;
     case SE_CASE:
       lne_reset(L, e->scrut, depth + 1);
-      for (int i = 0; i + 1 < e->nalts; i++) lne_reset(L, e->alts[i].rhs, depth + 1);
+      for (int i = 0; i + 1 < e->nalts; i++)
+        lne_reset(L, e->alts[i].rhs, depth + 1);
       e = e->nalts ? e->alts[e->nalts - 1].rhs : NULL;
       break;
     case SE_SCC: e = e->body; break;
@@ -171,7 +180,7 @@ static void lne_apply(Lne *L, StgExpr *e, int depth) {
       }
       return;
     case SE_APP:
-      e->call = e->fn->lne                                   ? STG_CALL_JUMP
+      e->call = e->fn->lne                                  ? STG_CALL_JUMP
                 : e->fn->rhs && e->fn->rhs->kind == STG_FUN ? STG_CALL_KNOWN
                                                             : STG_CALL_UNKNOWN;
       return;
@@ -179,7 +188,8 @@ static void lne_apply(Lne *L, StgExpr *e, int depth) {
     case SE_PRIMOP: return;
     case SE_CASE:
       lne_apply(L, e->scrut, depth + 1);
-      for (int i = 0; i + 1 < e->nalts; i++) lne_apply(L, e->alts[i].rhs, depth + 1);
+      for (int i = 0; i + 1 < e->nalts; i++)
+        lne_apply(L, e->alts[i].rhs, depth + 1);
       e = e->nalts ? e->alts[e->nalts - 1].rhs : NULL;
       break;
     case SE_SCC: e = e->body; break;
@@ -198,8 +208,10 @@ static void lne_apply(Lne *L, StgExpr *e, int depth) {
         StgBind *outer = LZ_NEW_ARRAY(StgBind, e->nbinds - nlne);
         int no = 0;
         for (int i = 0; i < e->nbinds; i++) {
-          if (e->binds[i].var->lne) inner->binds[inner->nbinds++] = e->binds[i];
-          else outer[no++] = e->binds[i];
+          if (e->binds[i].var->lne)
+            inner->binds[inner->nbinds++] = e->binds[i];
+          else
+            outer[no++] = e->binds[i];
         }
         inner->body = e->body;
         inner->lne = true;
@@ -208,7 +220,8 @@ static void lne_apply(Lne *L, StgExpr *e, int depth) {
         e->body = inner;
       }
       e->lne = nlne == total;
-      for (int i = 0; i < e->nbinds; i++) lne_apply_rhs(L, e->binds[i].rhs, depth);
+      for (int i = 0; i < e->nbinds; i++)
+        lne_apply_rhs(L, e->binds[i].rhs, depth);
       e = e->body;
       break;
     }
@@ -225,7 +238,7 @@ typedef struct Coll {
 } Coll;
 
 typedef struct Fv {
-  int *level; /* per var id */
+  int *level;  /* per var id */
   StgMap seen; /* (collector id, var id) */
   int next_coll;
   int depth;
@@ -233,7 +246,8 @@ typedef struct Fv {
 
 static void note(Fv *F, Coll *c, StgVar *v) {
   if (!v || v->global || v->lne || v == c->self || F->level[v->id] >= c->level) return;
-  if (stg_set_add(&F->seen, ((uint64_t)(uint32_t)c->id << 32) | (uint32_t)(v->id + 1))) LZ_PUSH(c->vars, v);
+  if (stg_set_add(&F->seen, ((uint64_t)(uint32_t)c->id << 32) | (uint32_t)(v->id + 1)))
+    LZ_PUSH(c->vars, v);
 }
 
 static void note_atoms(Fv *F, Coll *c, const StgAtom *args, int n) {
@@ -246,17 +260,22 @@ static void fv_expr(Fv *F, StgExpr *e, Coll *c, int level);
 /* The free variables of closure (or LNE right-hand side) r, whose binders are at `level`. */
 static void fv_rhs(Fv *F, StgRhs *r, int level) {
   Coll c = {F->next_coll++, level, r->var, {0}};
-  for (int i = 0; i < r->arity; i++) F->level[r->params[i]->id] = level;
-  if (r->kind == STG_CON) note_atoms(F, &c, r->args, r->nargs);
-  else fv_expr(F, r->body, &c, level);
+  for (int i = 0; i < r->arity; i++)
+    F->level[r->params[i]->id] = level;
+  if (r->kind == STG_CON)
+    note_atoms(F, &c, r->args, r->nargs);
+  else
+    fv_expr(F, r->body, &c, level);
   r->fvs = c.vars.data;
   r->nfvs = c.vars.len;
 }
 
 static void fv_let(Fv *F, StgExpr *e, Coll *c, int level) {
-  for (int i = 0; i < e->nbinds; i++) F->level[e->binds[i].var->id] = level;
+  for (int i = 0; i < e->nbinds; i++)
+    F->level[e->binds[i].var->id] = level;
   if (e->lne) {
-    for (int i = 0; i < e->nbinds; i++) e->binds[i].rhs->nfvs = 0;
+    for (int i = 0; i < e->nbinds; i++)
+      e->binds[i].rhs->nfvs = 0;
     /* a recursive group: until the lists (which only grow) are stable */
     for (int round = 0; round <= e->nbinds + 1; round++) {
       bool grew = false;
@@ -268,11 +287,13 @@ static void fv_let(Fv *F, StgExpr *e, Coll *c, int level) {
       if (!e->rec || !grew) break;
     }
   } else {
-    for (int i = 0; i < e->nbinds; i++) fv_rhs(F, e->binds[i].rhs, level + 1);
+    for (int i = 0; i < e->nbinds; i++)
+      fv_rhs(F, e->binds[i].rhs, level + 1);
   }
   for (int i = 0; i < e->nbinds; i++) {
     StgRhs *r = e->binds[i].rhs;
-    for (int j = 0; j < r->nfvs; j++) note(F, c, r->fvs[j]);
+    for (int j = 0; j < r->nfvs; j++)
+      note(F, c, r->fvs[j]);
   }
 }
 
@@ -289,8 +310,10 @@ static void fv_expr(Fv *F, StgExpr *e, Coll *c, int level) {
       break;
     case SE_APP:
       if (e->fn && e->fn->lne && e->fn->rhs)
-        for (int j = 0; j < e->fn->rhs->nfvs; j++) note(F, c, e->fn->rhs->fvs[j]);
-      else note(F, c, e->fn);
+        for (int j = 0; j < e->fn->rhs->nfvs; j++)
+          note(F, c, e->fn->rhs->fvs[j]);
+      else
+        note(F, c, e->fn);
       note_atoms(F, c, e->args, e->nargs);
       e = NULL;
       break;
@@ -304,7 +327,8 @@ static void fv_expr(Fv *F, StgExpr *e, Coll *c, int level) {
       F->level[e->binder->id] = level;
       for (int i = 0; i < e->nalts; i++) {
         StgAlt *a = &e->alts[i];
-        for (int j = 0; a->kind == STG_ALT_CON && a->con && j < a->con->arity; j++) F->level[a->vars[j]->id] = level;
+        for (int j = 0; a->kind == STG_ALT_CON && a->con && j < a->con->arity; j++)
+          F->level[a->vars[j]->id] = level;
         if (i + 1 < e->nalts) fv_expr(F, a->rhs, c, level);
       }
       e = e->nalts ? e->alts[e->nalts - 1].rhs : NULL;
@@ -329,8 +353,10 @@ static void count_atoms(const StgAtom *args, int n) {
 static void uses_expr(StgExpr *e, int depth);
 
 static void uses_rhs(StgRhs *r, int depth) {
-  if (r->kind == STG_CON) count_atoms(r->args, r->nargs);
-  else uses_expr(r->body, depth + 1);
+  if (r->kind == STG_CON)
+    count_atoms(r->args, r->nargs);
+  else
+    uses_expr(r->body, depth + 1);
 }
 
 static void uses_expr(StgExpr *e, int depth) {
@@ -345,12 +371,14 @@ static void uses_expr(StgExpr *e, int depth) {
     case SE_PRIMOP: count_atoms(e->args, e->nargs); return;
     case SE_CASE:
       uses_expr(e->scrut, depth + 1);
-      for (int i = 0; i + 1 < e->nalts; i++) uses_expr(e->alts[i].rhs, depth + 1);
+      for (int i = 0; i + 1 < e->nalts; i++)
+        uses_expr(e->alts[i].rhs, depth + 1);
       e = e->nalts ? e->alts[e->nalts - 1].rhs : NULL;
       break;
     case SE_SCC: e = e->body; break;
     case SE_LET:
-      for (int i = 0; i < e->nbinds; i++) uses_rhs(e->binds[i].rhs, depth);
+      for (int i = 0; i < e->nbinds; i++)
+        uses_rhs(e->binds[i].rhs, depth);
       e = e->body;
       break;
     }
@@ -362,7 +390,8 @@ static void uses_expr(StgExpr *e, int depth) {
 static void clear_uses(StgExpr *e, int depth);
 
 static void clear_uses_rhs(StgRhs *r, int depth) {
-  for (int i = 0; i < r->arity; i++) r->params[i]->uses = 0;
+  for (int i = 0; i < r->arity; i++)
+    r->params[i]->uses = 0;
   if (r->kind != STG_CON) clear_uses(r->body, depth + 1);
 }
 
@@ -378,7 +407,8 @@ static void clear_uses(StgExpr *e, int depth) {
       e->binder->uses = 0;
       for (int i = 0; i < e->nalts; i++) {
         StgAlt *a = &e->alts[i];
-        for (int j = 0; a->kind == STG_ALT_CON && a->con && j < a->con->arity; j++) a->vars[j]->uses = 0;
+        for (int j = 0; a->kind == STG_ALT_CON && a->con && j < a->con->arity; j++)
+          a->vars[j]->uses = 0;
         if (i + 1 < e->nalts) clear_uses(a->rhs, depth + 1);
       }
       e = e->nalts ? e->alts[e->nalts - 1].rhs : NULL;
@@ -408,9 +438,11 @@ void stg_analyse_program(StgProgram *p) {
   }
   do {
     L.changed = false;
-    for (int i = 0; i < p->binds.len; i++) lne_closure(&L, p->binds.data[i].rhs);
+    for (int i = 0; i < p->binds.len; i++)
+      lne_closure(&L, p->binds.data[i].rhs);
   } while (L.changed);
-  for (int i = 0; i < p->binds.len; i++) lne_apply_rhs(&L, p->binds.data[i].rhs, 0);
+  for (int i = 0; i < p->binds.len; i++)
+    lne_apply_rhs(&L, p->binds.data[i].rhs, 0);
 
   Fv F = {0};
   F.level = LZ_NEW_ARRAY(int, n);
@@ -423,5 +455,6 @@ void stg_analyse_program(StgProgram *p) {
     p->binds.data[i].var->uses = 0;
     clear_uses_rhs(p->binds.data[i].rhs, 0);
   }
-  for (int i = 0; i < p->binds.len; i++) uses_rhs(p->binds.data[i].rhs, 0);
+  for (int i = 0; i < p->binds.len; i++)
+    uses_rhs(p->binds.data[i].rhs, 0);
 }

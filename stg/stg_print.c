@@ -27,8 +27,8 @@
 enum { WIDTH = 100 };
 
 typedef struct Out {
-  FILE *f;       /* stream output, or */
-  char *buf;     /* bounded buffer output */
+  FILE *f;   /* stream output, or */
+  char *buf; /* bounded buffer output */
   size_t len, cap, limit;
   bool full;
   int depth;
@@ -47,7 +47,8 @@ static void put(Out *o, const char *s) {
   }
   if (o->len + n + 1 > o->cap) {
     size_t cap = o->cap ? o->cap : 128;
-    while (o->len + n + 1 > cap) cap *= 2;
+    while (o->len + n + 1 > cap)
+      cap *= 2;
     char *b = lz_alloc(cap);
     if (o->buf) memcpy(b, o->buf, o->len);
     o->buf = b;
@@ -68,7 +69,8 @@ static void putf(Out *o, const char *fmt, ...) {
 
 static void indent(Out *o, int n) {
   put(o, "\n");
-  for (int i = 0; i < n; i++) put(o, " ");
+  for (int i = 0; i < n; i++)
+    put(o, " ");
 }
 
 /* ---- names and literals ---------------------------------------------------------------- */
@@ -97,9 +99,12 @@ static void put_char(Out *o, unsigned c, char quote) {
   case '\\': put(o, "\\\\"); return;
   default: break;
   }
-  if (c == (unsigned char)quote) putf(o, "\\%c", quote);
-  else if (c < 32 || c == 127 || (c >= 128 && quote == '\'')) putf(o, "\\%u", c);
-  else putf(o, "%c", (char)c);
+  if (c == (unsigned char)quote)
+    putf(o, "\\%c", quote);
+  else if (c < 32 || c == 127 || (c >= 128 && quote == '\''))
+    putf(o, "\\%u", c);
+  else
+    putf(o, "%c", (char)c);
 }
 
 static void put_lit(Out *o, const CoreLit *l) {
@@ -123,7 +128,8 @@ static void put_lit(Out *o, const CoreLit *l) {
     break;
   case CL_STRING:
     put(o, "\"");
-    for (size_t i = 0; l->str && i < l->len && !o->full; i++) put_char(o, (unsigned char)l->str[i], '"');
+    for (size_t i = 0; l->str && i < l->len && !o->full; i++)
+      put_char(o, (unsigned char)l->str[i], '"');
     put(o, "\"#");
     break;
   case CL_INTEGER: put(o, l->str ? l->str : lz_fmt("%lld", (long long)l->i)); break;
@@ -131,8 +137,10 @@ static void put_lit(Out *o, const CoreLit *l) {
 }
 
 static void put_atom(Out *o, const StgAtom *a) {
-  if (a->kind == SA_VAR) put_var(o, a->var);
-  else put_lit(o, &a->lit);
+  if (a->kind == SA_VAR)
+    put_var(o, a->var);
+  else
+    put_lit(o, &a->lit);
 }
 
 static void put_atoms(Out *o, const StgAtom *args, int n, bool brackets) {
@@ -215,7 +223,8 @@ static const StgAlt *alt_at(const StgExpr *e, int i) {
 }
 
 static const char *let_keyword(const StgExpr *e) {
-  return e->lne ? (e->rec ? "let-no-escape rec {" : "let-no-escape {") : (e->rec ? "let rec {" : "let {");
+  return e->lne ? (e->rec ? "let-no-escape rec {" : "let-no-escape {")
+                : (e->rec ? "let rec {" : "let {");
 }
 
 /* Flat rendering (o->f == NULL) or broken layout at indentation `ind`. */
@@ -240,8 +249,10 @@ static void expr_body(Out *o, const StgExpr *e, int ind) {
   case SE_SCC:
     putf(o, "scc<\"%s%s%s\">", e->scc_module && strcmp(e->scc_module, "Main") ? e->scc_module : "",
          e->scc_module && strcmp(e->scc_module, "Main") ? "." : "", e->scc ? e->scc : "?");
-    if (flat) put(o, " ");
-    else indent(o, ind + 2);
+    if (flat)
+      put(o, " ");
+    else
+      indent(o, ind + 2);
     expr(o, e->body, ind + 2);
     return;
   case SE_CASE:
@@ -252,15 +263,18 @@ static void expr_body(Out *o, const StgExpr *e, int ind) {
     put(o, " {");
     for (int i = 0; i < e->nalts && !(flat && o->full); i++) {
       const StgAlt *a = alt_at(e, i);
-      if (flat) put(o, i ? "; " : " ");
-      else indent(o, ind + 2);
+      if (flat)
+        put(o, i ? "; " : " ");
+      else
+        indent(o, ind + 2);
       alt_pat(o, a);
       put(o, " ->");
       if (flat) {
         put(o, " ");
         expr(o, a->rhs, 0);
       } else {
-        Out f1 = {NULL, NULL, 0, 0, (size_t)(WIDTH > ind + 8 ? WIDTH - ind - 8 : 20), false, o->depth};
+        Out f1 = {NULL,  NULL,    0, 0, (size_t)(WIDTH > ind + 8 ? WIDTH - ind - 8 : 20),
+                  false, o->depth};
         expr(&f1, a->rhs, 0);
         if (!f1.full && f1.buf) {
           put(o, " ");
@@ -272,7 +286,8 @@ static void expr_body(Out *o, const StgExpr *e, int ind) {
         if (i + 1 < e->nalts) put(o, ";");
       }
     }
-    if (flat) put(o, " }");
+    if (flat)
+      put(o, " }");
     else {
       indent(o, ind);
       put(o, "}");
@@ -283,14 +298,17 @@ static void expr_body(Out *o, const StgExpr *e, int ind) {
     for (const StgExpr *l = e;; l = l->body) {
       put(o, let_keyword(l));
       for (int i = 0; i < l->nbinds && !(flat && o->full); i++) {
-        if (flat) put(o, i ? "; " : " ");
-        else indent(o, ind + 2);
+        if (flat)
+          put(o, i ? "; " : " ");
+        else
+          indent(o, ind + 2);
         put_binder(o, l->binds[i].var);
         put(o, " = ");
         closure(o, l->binds[i].rhs, ind + 2);
         if (!flat && i + 1 < l->nbinds) put(o, ";");
       }
-      if (flat) put(o, " } in ");
+      if (flat)
+        put(o, " } in ");
       else {
         indent(o, ind);
         put(o, "} in");

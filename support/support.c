@@ -84,7 +84,8 @@ static size_t symcap, symcount;
 
 static uint64_t hash_bytes(const char *s, size_t n) {
   uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
   return h;
 }
 
@@ -96,7 +97,8 @@ Sym lz_symn(const char *s, size_t n) {
     for (size_t i = 0; i < symcap; i++) {
       if (!symtab[i]) continue;
       size_t j = hash_bytes(symtab[i], strlen(symtab[i])) & (ncap - 1);
-      while (nt[j]) j = (j + 1) & (ncap - 1);
+      while (nt[j])
+        j = (j + 1) & (ncap - 1);
       nt[j] = symtab[i];
     }
     free(symtab);
@@ -169,7 +171,8 @@ LzSpan lz_span_join(LzSpan a, LzSpan b) {
   if (!lz_span_known(b) || a.file != b.file) return a;
   LzSpan r = a;
   if (b.line < r.line || (b.line == r.line && b.col < r.col)) r.line = b.line, r.col = b.col;
-  if (b.eline > r.eline || (b.eline == r.eline && b.ecol > r.ecol)) r.eline = b.eline, r.ecol = b.ecol;
+  if (b.eline > r.eline || (b.eline == r.eline && b.ecol > r.ecol))
+    r.eline = b.eline, r.ecol = b.ecol;
   return r;
 }
 
@@ -200,7 +203,8 @@ static const char *source_line(LzSource *src, int line, int *len) {
     if (*p == '\n') l++;
   if (p >= end && line > 1) return NULL;
   const char *q = p;
-  while (q < end && *q != '\n') q++;
+  while (q < end && *q != '\n')
+    q++;
   *len = (int)(q - p);
   if (*len > 0 && p[*len - 1] == '\r') (*len)--;
   return p;
@@ -214,13 +218,16 @@ static void print_snippet(FILE *out, LzSpan at) {
   char num[16];
   int w = snprintf(num, sizeof num, "%d", at.line);
   fprintf(out, "%*s |\n%s | ", w, "", num);
-  for (int i = 0; i < len; i++) fputc(text[i] == '\t' ? ' ' : text[i], out);
+  for (int i = 0; i < len; i++)
+    fputc(text[i] == '\t' ? ' ' : text[i], out);
   fprintf(out, "\n%*s | ", w, "");
   int ecol = at.eline == at.line ? at.ecol : len;
   if (ecol < at.col) ecol = at.col;
   if (ecol > len && len >= at.col) ecol = len;
-  for (int i = 1; i < at.col; i++) fputc(' ', out);
-  for (int i = at.col; i <= ecol; i++) fputc('^', out);
+  for (int i = 1; i < at.col; i++)
+    fputc(' ', out);
+  for (int i = at.col; i <= ecol; i++)
+    fputc('^', out);
   fputc('\n', out);
 }
 
@@ -235,7 +242,8 @@ void lz_diag(LzSeverity sev, LzSpan at, const char *msg) {
   }
   LzSource *src = lz_source_get(at.file);
   if (src)
-    fprintf(out, "%s:%d:%d: %s:\n", src->path, at.line, at.col, sev == LZ_ERROR ? "error" : "warning");
+    fprintf(out, "%s:%d:%d: %s:\n", src->path, at.line, at.col,
+            sev == LZ_ERROR ? "error" : "warning");
   else
     fprintf(out, "lzc: %s:\n", sev == LZ_ERROR ? "error" : "warning");
   /* first line gets a bullet; continuation lines are indented to match */

@@ -22,7 +22,7 @@ char *lz_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *lz_vfmt(const char *fmt, va_list ap);
 void lz_reset(void); /* frees the arena, the symbol table, sources and diagnostics */
 
-#define LZ_NEW(T) ((T *)lz_alloc(sizeof(T)))
+#define LZ_NEW(T)          ((T *)lz_alloc(sizeof(T)))
 #define LZ_NEW_ARRAY(T, n) ((T *)lz_alloc(sizeof(T) * (size_t)(n)))
 
 /* ---- symbols -------------------------------------------------------------- */
@@ -36,16 +36,16 @@ Sym lz_symn(const char *s, size_t n);
 
 /* A growable array in the arena: `LZ_VEC(Expr *) args;` then LZ_PUSH(args, e).
  * Growing copies (the old storage is abandoned in the arena, at most doubling use). */
-#define LZ_VEC(T)                                                                        \
-  struct {                                                                             \
-    T *data;                                                                           \
-    int len, cap;                                                                      \
+#define LZ_VEC(T)                                                                                  \
+  struct {                                                                                         \
+    T *data;                                                                                       \
+    int len, cap;                                                                                  \
   }
 void lz_vec_grow(void **data, int *cap, size_t elem_size);
-#define LZ_PUSH(v, x)                                                                    \
-  do {                                                                                 \
-    if ((v).len == (v).cap) lz_vec_grow((void **)&(v).data, &(v).cap, sizeof(*(v).data)); \
-    (v).data[(v).len++] = (x);                                                         \
+#define LZ_PUSH(v, x)                                                                              \
+  do {                                                                                             \
+    if ((v).len == (v).cap) lz_vec_grow((void **)&(v).data, &(v).cap, sizeof(*(v).data));          \
+    (v).data[(v).len++] = (x);                                                                     \
   } while (0)
 
 /* ---- sources and spans -------------------------------------------------------- */

@@ -43,7 +43,9 @@ int main(int argc, char **argv) {
     else if (e.type == 1911 && e.len >= 11)
       printf(" spark %llu:%llu kind %u pool %u", g64(p) >> 48, g64(p) & 0xffffffffffffull, p[8],
              g16(p + 9));
-    else if ((e.type == 1912 || e.type == 1913 || e.type == 1915 || e.type == 1916 || e.type == 1917) && e.len >= 8)
+    else if ((e.type == 1912 || e.type == 1913 || e.type == 1915 || e.type == 1916 ||
+              e.type == 1917) &&
+             e.len >= 8)
       printf(" thunk %llx", g64(p));
     else if (e.type == 1914 && e.len >= 12) { /* code: offset from lz_ind_info */
       printf(" code %llx depth %lu", g64(p), g32(p + 8));

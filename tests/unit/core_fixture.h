@@ -23,8 +23,8 @@
 typedef struct World {
   CoreTyCon *intp, *charp, *world, *integer; /* primitives */
   CoreTyCon *int_, *bool_, *maybe, *list, *io, *iores, *functor, *age, *box, *unit;
-  CoreDataCon *ihash, *false_, *true_, *nothing, *just, *nil, *cons, *iocon, *ioresc,
-      *cfunctor, *agecon, *boxcon, *unitc;
+  CoreDataCon *ihash, *false_, *true_, *nothing, *just, *nil, *cons, *iocon, *ioresc, *cfunctor,
+      *agecon, *boxcon, *unitc;
   CoreProgram *p;
 } World;
 
@@ -33,7 +33,6 @@ static char *lint_out;
 static size_t lint_len;
 static FILE *lint_file;
 
-
 static inline CoreType *T(CoreTyCon *c) { return core_type_con(c); }
 static inline CoreType *TV(CoreTyVar *v) { return core_type_var(v); }
 static inline CoreType *TA(CoreTyCon *c, CoreType *a) { return core_type_apply_con(c, 1, &a); }
@@ -41,7 +40,8 @@ static inline CoreType *FN(CoreType *a, CoreType *r) { return core_type_fun(a, r
 static inline CoreTyVar *tv(const char *n) { return core_tyvar_new(lz_sym(n), NULL); }
 static inline CoreType *INT(void) { return T(W.int_); }
 
-static inline CoreTyCon *mk_tycon(const char *name, CoreTyConSort sort, int arity, CoreTyVar **params) {
+static inline CoreTyCon *mk_tycon(const char *name, CoreTyConSort sort, int arity,
+                                  CoreTyVar **params) {
   CoreTyCon *tc = LZ_NEW(CoreTyCon);
   tc->name = lz_sym(name);
   tc->module = lz_sym("Lz.Base");
@@ -69,7 +69,8 @@ static inline CoreDataCon *mk_con(CoreTyCon *tc, const char *name, int arity, Co
   c->fields = LZ_NEW_ARRAY(CoreType *, arity + 1);
   c->strict = LZ_NEW_ARRAY(bool, arity + 1);
   c->labels = LZ_NEW_ARRAY(Sym, arity + 1);
-  for (int i = 0; i < arity; i++) c->fields[i] = fields[i];
+  for (int i = 0; i < arity; i++)
+    c->fields[i] = fields[i];
   c->uniq = core_fresh_uniq();
   tc->cons[tc->ncons++] = c;
   return c;
@@ -80,10 +81,12 @@ static inline CoreExpr *con_app(CoreDataCon *c, int ntys, CoreType **tys, int n,
   e->con = c;
   e->ntyargs = ntys;
   e->tyargs = LZ_NEW_ARRAY(CoreType *, ntys + 1);
-  for (int i = 0; i < ntys; i++) e->tyargs[i] = tys[i];
+  for (int i = 0; i < ntys; i++)
+    e->tyargs[i] = tys[i];
   e->nargs = n;
   e->args = LZ_NEW_ARRAY(CoreExpr *, n + 1);
-  for (int i = 0; i < n; i++) e->args[i] = args[i];
+  for (int i = 0; i < n; i++)
+    e->args[i] = args[i];
   return e;
 }
 static inline CoreExpr *con0(CoreDataCon *c) { return con_app(c, 0, NULL, 0, NULL); }
@@ -94,9 +97,13 @@ static inline CoreExpr *lit_int(int64_t i) {
   e->lit.i = i;
   return e;
 }
-static inline CoreExpr *boxed(int64_t i) { return con_app(W.ihash, 0, NULL, 1, (CoreExpr *[]){lit_int(i)}); }
+static inline CoreExpr *boxed(int64_t i) {
+  return con_app(W.ihash, 0, NULL, 1, (CoreExpr *[]){lit_int(i)});
+}
 
-static inline CoreVar *local(const char *name, CoreType *t) { return core_var_new(lz_sym(name), t, (LzSpan){0}); }
+static inline CoreVar *local(const char *name, CoreType *t) {
+  return core_var_new(lz_sym(name), t, (LzSpan){0});
+}
 
 static inline CoreVar *global(const char *name, CoreType *t) {
   CoreVar *v = local(name, t);
@@ -108,7 +115,8 @@ static inline CoreVar *global(const char *name, CoreType *t) {
 static inline CoreAlt alt_con(CoreDataCon *c, CoreVar **vars, CoreExpr *rhs) {
   CoreAlt a = {ALT_CON, c, NULL, {0}, rhs};
   a.vars = LZ_NEW_ARRAY(CoreVar *, c->arity + 1);
-  for (int i = 0; i < c->arity; i++) a.vars[i] = vars[i];
+  for (int i = 0; i < c->arity; i++)
+    a.vars[i] = vars[i];
   return a;
 }
 static inline CoreAlt alt_lit(int64_t i, CoreExpr *rhs) {
@@ -117,7 +125,9 @@ static inline CoreAlt alt_lit(int64_t i, CoreExpr *rhs) {
   a.lit.i = i;
   return a;
 }
-static inline CoreAlt alt_default(CoreExpr *rhs) { return (CoreAlt){ALT_DEFAULT, NULL, NULL, {0}, rhs}; }
+static inline CoreAlt alt_default(CoreExpr *rhs) {
+  return (CoreAlt){ALT_DEFAULT, NULL, NULL, {0}, rhs};
+}
 
 static inline CoreExpr *mk_case(CoreExpr *scrut, CoreVar *b, CoreType *res, int n, CoreAlt *alts) {
   CoreExpr *e = core_expr_new(CE_CASE, (LzSpan){0});
@@ -126,7 +136,8 @@ static inline CoreExpr *mk_case(CoreExpr *scrut, CoreVar *b, CoreType *res, int 
   e->type = res;
   e->nalts = n;
   e->alts = LZ_NEW_ARRAY(CoreAlt, n + 1);
-  for (int i = 0; i < n; i++) e->alts[i] = alts[i];
+  for (int i = 0; i < n; i++)
+    e->alts[i] = alts[i];
   return e;
 }
 
@@ -146,7 +157,8 @@ static inline CoreExpr *mk_primop(int op, CoreType *res, int n, CoreExpr **args)
   e->type = res;
   e->nargs = n;
   e->args = LZ_NEW_ARRAY(CoreExpr *, n + 1);
-  for (int i = 0; i < n; i++) e->args[i] = args[i];
+  for (int i = 0; i < n; i++)
+    e->args[i] = args[i];
   return e;
 }
 
@@ -159,7 +171,8 @@ static inline CoreExpr *mk_cast(CoreExpr *x, CoreType *to) {
 
 static inline void add_group(bool rec, int n, CoreVar **vars, CoreExpr **rhss) {
   CoreBindGroup g = {rec, LZ_NEW_ARRAY(CoreBind, n), n};
-  for (int i = 0; i < n; i++) g.binds[i] = (CoreBind){vars[i], rhss[i]};
+  for (int i = 0; i < n; i++)
+    g.binds[i] = (CoreBind){vars[i], rhss[i]};
   LZ_PUSH(W.p->groups, g);
 }
 static inline void add_bind(CoreVar *v, CoreExpr *rhs) { add_group(false, 1, &v, &rhs); }
@@ -209,8 +222,9 @@ static inline int setup(void **state) {
   W.functor = mk_tycon("Functor", TC_DATA, 1, &f);
   W.functor->is_class = true;
   CoreTyVar *fa = tv("a"), *fb = tv("b");
-  CoreType *fmap_ty = core_type_forall(fa, core_type_forall(fb,
-      FN(FN(TV(fa), TV(fb)), FN(core_type_app(TV(f), TV(fa)), core_type_app(TV(f), TV(fb))))));
+  CoreType *fmap_ty = core_type_forall(
+      fa, core_type_forall(fb, FN(FN(TV(fa), TV(fb)),
+                                  FN(core_type_app(TV(f), TV(fa)), core_type_app(TV(f), TV(fb))))));
   W.cfunctor = mk_con(W.functor, "C:Functor", 1, &fmap_ty);
   W.age = mk_tycon("Age", TC_NEWTYPE, 0, NULL);
   W.agecon = mk_con(W.age, "Age", 1, (CoreType *[]){INT()});
@@ -266,18 +280,22 @@ static inline CoreVar *build_id(void) {
 }
 
 /* map :: forall a b. (a -> b) -> [a] -> [b]
- * map = /\ a b -> \ f xs -> case xs of wild { [] -> [] @b; : y ys -> : @b (f y) (map @a @b f ys) } */
+ * map = /\ a b -> \ f xs -> case xs of wild { [] -> [] @b; : y ys -> : @b (f y) (map @a @b f ys) }
+ */
 static inline CoreVar *build_map(void) {
   CoreTyVar *a = tv("a"), *b = tv("b"), *a2 = tv("a"), *b2 = tv("b");
   CoreType *la = TA(W.list, TV(a)), *lb = TA(W.list, TV(b));
-  CoreVar *map = global("map", core_type_forall(a2, core_type_forall(b2,
-      FN(FN(TV(a2), TV(b2)), FN(TA(W.list, TV(a2)), TA(W.list, TV(b2)))))));
+  CoreVar *map = global(
+      "map",
+      core_type_forall(a2, core_type_forall(b2, FN(FN(TV(a2), TV(b2)),
+                                                   FN(TA(W.list, TV(a2)), TA(W.list, TV(b2)))))));
   CoreVar *f = local("f", FN(TV(a), TV(b))), *xs = local("xs", la), *wild = local("wild", la);
   CoreVar *y = local("y", TV(a)), *ys = local("ys", la);
   CoreType *tb = TV(b);
-  CoreExpr *rec = core_app(core_app(core_tyapp(core_tyapp(core_var(map), TV(a)), TV(b)), core_var(f)),
-                           core_var(ys));
-  CoreExpr *cons = con_app(W.cons, 1, &tb, 2, (CoreExpr *[]){core_app(core_var(f), core_var(y)), rec});
+  CoreExpr *rec = core_app(
+      core_app(core_tyapp(core_tyapp(core_var(map), TV(a)), TV(b)), core_var(f)), core_var(ys));
+  CoreExpr *cons =
+      con_app(W.cons, 1, &tb, 2, (CoreExpr *[]){core_app(core_var(f), core_var(y)), rec});
   CoreAlt alts[] = {alt_con(W.nil, NULL, con_app(W.nil, 1, &tb, 0, NULL)),
                     alt_con(W.cons, (CoreVar *[]){y, ys}, cons)};
   CoreExpr *body = mk_case(core_var(xs), wild, lb, 2, alts);
@@ -288,7 +306,8 @@ static inline CoreVar *build_map(void) {
 
 /* plus = \ a b -> case a of a' { I# x -> case b of b' { I# y -> I# (intAdd# x y) } } */
 static inline CoreExpr *plus_rhs(CoreExpr **prim_out) {
-  CoreVar *a = local("a", INT()), *b = local("b", INT()), *a2 = local("a'", INT()), *b2 = local("b'", INT());
+  CoreVar *a = local("a", INT()), *b = local("b", INT()), *a2 = local("a'", INT()),
+          *b2 = local("b'", INT());
   CoreVar *x = local("x", T(W.intp)), *y = local("y", T(W.intp));
   CoreExpr *prim = mk_primop(P_INT_ADD, T(W.intp), 2, (CoreExpr *[]){core_var(x), core_var(y)});
   if (prim_out) *prim_out = prim;

@@ -57,8 +57,7 @@ static inline bool dec_fail(DecCursor *c, const char *what) {
 }
 
 static inline bool dec_get(DecCursor *c, int n, uint64_t *v) {
-  if (c->pos + (size_t)n > c->n)
-    return dec_fail(c, "truncated");
+  if (c->pos + (size_t)n > c->n) return dec_fail(c, "truncated");
   *v = dec_be(c->b + c->pos, n);
   c->pos += (size_t)n;
   return true;
@@ -66,8 +65,7 @@ static inline bool dec_get(DecCursor *c, int n, uint64_t *v) {
 
 static inline bool dec_expect(DecCursor *c, uint32_t marker, const char *what) {
   uint64_t v;
-  if (!dec_get(c, 4, &v))
-    return false;
+  if (!dec_get(c, 4, &v)) return false;
   if (v != marker) {
     c->pos -= 4;
     return dec_fail(c, what);
@@ -93,17 +91,14 @@ static inline DecLog *dec_log(const uint8_t *b, size_t n) {
       !dec_expect(&c, 0x68657462, "no event-type list"))
     return log;
   for (;;) {
-    if (!dec_get(&c, 4, &v))
-      return log;
-    if (v == 0x68657465)
-      break;
+    if (!dec_get(&c, 4, &v)) return log;
+    if (v == 0x68657465) break;
     if (v != 0x65746200) {
       c.pos -= 4;
       dec_fail(&c, "bad event-type marker");
       return log;
     }
-    if (!dec_get(&c, 2, &num) || !dec_get(&c, 2, &size) || !dec_get(&c, 4, &dlen))
-      return log;
+    if (!dec_get(&c, 2, &num) || !dec_get(&c, 2, &size) || !dec_get(&c, 4, &dlen)) return log;
     if (c.pos + dlen > n) {
       dec_fail(&c, "truncated description");
       return log;
@@ -116,14 +111,11 @@ static inline DecLog *dec_log(const uint8_t *b, size_t n) {
     log->desc[num] = strndup((const char *)b + c.pos, dlen);
     log->ntypes++;
     c.pos += dlen;
-    if (!dec_get(&c, 4, &extra))
-      return log;
+    if (!dec_get(&c, 4, &extra)) return log;
     c.pos += extra;
-    if (!dec_expect(&c, 0x65746500, "no event-type end"))
-      return log;
+    if (!dec_expect(&c, 0x65746500, "no event-type end")) return log;
   }
-  if (!dec_expect(&c, 0x68647265, "no header end") ||
-      !dec_expect(&c, 0x64617462, "no data begin"))
+  if (!dec_expect(&c, 0x68647265, "no header end") || !dec_expect(&c, 0x64617462, "no data begin"))
     return log;
 
   size_t block_end = c.pos; /* no block yet: the first event must be a marker */
@@ -132,8 +124,7 @@ static inline DecLog *dec_log(const uint8_t *b, size_t n) {
   for (;;) {
     size_t start = c.pos;
     uint64_t type, ts, len;
-    if (!dec_get(&c, 2, &type))
-      return log;
+    if (!dec_get(&c, 2, &type)) return log;
     if (type == 0xffff) {
       if (start < block_end) {
         dec_fail(&c, "data end inside a block");
@@ -146,15 +137,13 @@ static inline DecLog *dec_log(const uint8_t *b, size_t n) {
       log->data_end = true;
       return log;
     }
-    if (!dec_get(&c, 8, &ts))
-      return log;
+    if (!dec_get(&c, 8, &ts)) return log;
     if (log->size[type] < 0) {
       dec_fail(&c, "undeclared event type");
       return log;
     }
     len = (uint64_t)log->size[type];
-    if (len == 0xffff && !dec_get(&c, 2, &len))
-      return log;
+    if (len == 0xffff && !dec_get(&c, 2, &len)) return log;
     if (c.pos + len > n) {
       dec_fail(&c, "truncated event");
       return log;
@@ -174,8 +163,7 @@ static inline DecLog *dec_log(const uint8_t *b, size_t n) {
       block_t0 = ts;
       block_t1 = dec_be(payload + 4, 8);
       block_cap = (int)dec_be(payload + 12, 2);
-      if (block_cap == 0xffff)
-        block_cap = -1;
+      if (block_cap == 0xffff) block_cap = -1;
       if (block_end > n || block_end < c.pos || block_t1 < block_t0) {
         dec_fail(&c, "bad block marker");
         return log;
@@ -203,16 +191,14 @@ static inline DecLog *dec_log(const uint8_t *b, size_t n) {
 static inline size_t dec_count(const DecLog *log, uint16_t type, int cap) {
   size_t k = 0;
   for (size_t i = 0; i < log->nev; i++)
-    if (log->ev[i].type == type && (cap == -2 || log->ev[i].cap == cap))
-      k++;
+    if (log->ev[i].type == type && (cap == -2 || log->ev[i].cap == cap)) k++;
   return k;
 }
 
 /* The i-th (0-based) event of `type`, or NULL. */
 static inline const DecEvent *dec_find(const DecLog *log, uint16_t type, size_t i) {
   for (size_t j = 0; j < log->nev; j++)
-    if (log->ev[j].type == type && i-- == 0)
-      return &log->ev[j];
+    if (log->ev[j].type == type && i-- == 0) return &log->ev[j];
   return NULL;
 }
 

@@ -41,8 +41,8 @@ static inline void obj_set(Obj *o, const LzInfo *info) {
 /* "Evaluate" o: claim it THUNK -> CON with a CAS, as eager blackholing will. */
 static inline bool obj_claim(Obj *o) {
   LzWord expect = (LzWord)&thunk_info;
-  return __atomic_compare_exchange_n(&o->w[0], &expect, (LzWord)&con_info, false,
-                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+  return __atomic_compare_exchange_n(&o->w[0], &expect, (LzWord)&con_info, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE);
 }
 
 static inline size_t env_size(const char *name, size_t dflt) {

@@ -14,9 +14,9 @@
  */
 #include <llvm-c/Core.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,7 +211,8 @@ static void test_inline_primops(void **state) {
   cg_dispose(m);
 }
 
-/* ---- programs ---------------------------------------------------------------------------------- */
+/* ---- programs ----------------------------------------------------------------------------------
+ */
 
 static void test_run_hello(void **state) {
   (void)state;
@@ -249,30 +250,32 @@ static void test_run_partial_and_oversaturated(void **state) {
 
 static void test_run_many_constructors(void **state) {
   (void)state;
-  expect_run("data Nine = A | B | C | D | E | F | G | H | I deriving (Show, Eq, Ord, Enum, Bounded)\n"
-             "data Box = Box Int Nine | Pair Nine Nine | Tri Int Int Int | B4 | B5 | B6 | B7 | B8\n"
-             "  deriving Show\n"
-             "score :: Nine -> Int\n"
-             "score x = case x of { A -> 1; G -> 7; H -> 8; I -> 9; _ -> 0 }\n"
-             "main :: IO ()\n"
-             "main = do\n"
-             "  print (map score [minBound .. maxBound])\n"
-             "  print [Box 1 I, Pair H G, Tri 1 2 3, B8]\n"
-             "  print (maximum [C, I, H], fromEnum H, [G ..])\n",
-             "[1,0,0,0,0,0,7,8,9]\n[Box 1 I,Pair H G,Tri 1 2 3,B8]\n(I,7,[G,H,I])\n", 0);
+  expect_run(
+      "data Nine = A | B | C | D | E | F | G | H | I deriving (Show, Eq, Ord, Enum, Bounded)\n"
+      "data Box = Box Int Nine | Pair Nine Nine | Tri Int Int Int | B4 | B5 | B6 | B7 | B8\n"
+      "  deriving Show\n"
+      "score :: Nine -> Int\n"
+      "score x = case x of { A -> 1; G -> 7; H -> 8; I -> 9; _ -> 0 }\n"
+      "main :: IO ()\n"
+      "main = do\n"
+      "  print (map score [minBound .. maxBound])\n"
+      "  print [Box 1 I, Pair H G, Tri 1 2 3, B8]\n"
+      "  print (maximum [C, I, H], fromEnum H, [G ..])\n",
+      "[1,0,0,0,0,0,7,8,9]\n[Box 1 I,Pair H G,Tri 1 2 3,B8]\n(I,7,[G,H,I])\n", 0);
 }
 
 static void test_run_doubles_and_integers(void **state) {
   (void)state;
-  expect_run("main :: IO ()\n"
-             "main = do\n"
-             "  print (sqrt 2 :: Double, 1 / 3 :: Double, fromIntegral (3 :: Int) * 0.5 :: Double)\n"
-             "  print (truncate (1e10 :: Double) :: Int, floor (-2.5 :: Double) :: Int)\n"
-             "  print (product [1 .. 25 :: Integer])\n"
-             "  print (2 ^ 70 `div` 3 :: Integer, (-7) `mod` (2 :: Integer))\n",
-             "(1.4142135623730951,0.3333333333333333,1.5)\n(10000000000,-3)\n"
-             "15511210043330985984000000\n(393530540239137101141,1)\n",
-             0);
+  expect_run(
+      "main :: IO ()\n"
+      "main = do\n"
+      "  print (sqrt 2 :: Double, 1 / 3 :: Double, fromIntegral (3 :: Int) * 0.5 :: Double)\n"
+      "  print (truncate (1e10 :: Double) :: Int, floor (-2.5 :: Double) :: Int)\n"
+      "  print (product [1 .. 25 :: Integer])\n"
+      "  print (2 ^ 70 `div` 3 :: Integer, (-7) `mod` (2 :: Integer))\n",
+      "(1.4142135623730951,0.3333333333333333,1.5)\n(10000000000,-3)\n"
+      "15511210043330985984000000\n(393530540239137101141,1)\n",
+      0);
 }
 
 static void test_run_integer_fast_paths(void **state) {
@@ -283,7 +286,8 @@ static void test_run_integer_fast_paths(void **state) {
              "  let m = 9223372036854775807 :: Integer\n"
              "      n = -9223372036854775808 :: Integer\n"
              "  print (m + 1, n - 1, m * 2, negate n, n `quot` (-1))\n"
-             "  print [(-7) `div` 2, (-7) `mod` 2, 7 `div` (-2), 7 `mod` (-2), (-7) `quot` 2, (-7) `rem` 2 :: Integer]\n"
+             "  print [(-7) `div` 2, (-7) `mod` 2, 7 `div` (-2), 7 `mod` (-2), (-7) `quot` 2, (-7) "
+             "`rem` 2 :: Integer]\n"
              "  print (compare m n, m == m, (m + 1) - 1 == m, fromInteger (m + 2) :: Int)\n"
              "  print (sum [1 .. 100000 :: Integer], product [1 .. 20 :: Integer] `div` 3)\n",
              "(9223372036854775808,-9223372036854775809,18446744073709551614,9223372036854775808,"
@@ -294,17 +298,19 @@ static void test_run_integer_fast_paths(void **state) {
 
 static void test_run_join_points_and_loops(void **state) {
   (void)state;
-  expect_run("collatz :: Int -> Int\n"
-             "collatz n = go n 0 where\n"
-             "  go 1 acc = acc\n"
-             "  go m acc = let next = if even m then m `div` 2 else 3 * m + 1 in go next (acc + 1)\n"
-             "classify :: Int -> String\n"
-             "classify n = let r | n < 0 = \"neg\" | n == 0 = \"zero\" | otherwise = \"pos\" in r ++ \"!\"\n"
-             "main :: IO ()\n"
-             "main = do\n"
-             "  print (maximum (map collatz [1 .. 1000]))\n"
-             "  mapM_ (putStrLn . classify) [-1, 0, 1]\n",
-             "178\nneg!\nzero!\npos!\n", 0);
+  expect_run(
+      "collatz :: Int -> Int\n"
+      "collatz n = go n 0 where\n"
+      "  go 1 acc = acc\n"
+      "  go m acc = let next = if even m then m `div` 2 else 3 * m + 1 in go next (acc + 1)\n"
+      "classify :: Int -> String\n"
+      "classify n = let r | n < 0 = \"neg\" | n == 0 = \"zero\" | otherwise = \"pos\" in r ++ "
+      "\"!\"\n"
+      "main :: IO ()\n"
+      "main = do\n"
+      "  print (maximum (map collatz [1 .. 1000]))\n"
+      "  mapM_ (putStrLn . classify) [-1, 0, 1]\n",
+      "178\nneg!\nzero!\npos!\n", 0);
 }
 
 static void test_run_deep_recursion(void **state) {
@@ -317,14 +323,15 @@ static void test_run_deep_recursion(void **state) {
 
 static void test_run_sharing_and_laziness(void **state) {
   (void)state;
-  expect_run("fibs :: [Integer]\nfibs = 0 : 1 : zipWith (+) fibs (tail fibs)\n"
-             "main :: IO ()\nmain = do\n"
-             "  print (fibs !! 200)\n"
-             "  let xs = map (* 2) [1 ..] :: [Int]\n"
-             "  print (take 5 xs, takeWhile (< 20) xs)\n"
-             "  print (fst (1 :: Int, undefined :: Int))\n",
-             "280571172992510140037611932413038677189525\n([2,4,6,8,10],[2,4,6,8,10,12,14,16,18])\n1\n",
-             0);
+  expect_run(
+      "fibs :: [Integer]\nfibs = 0 : 1 : zipWith (+) fibs (tail fibs)\n"
+      "main :: IO ()\nmain = do\n"
+      "  print (fibs !! 200)\n"
+      "  let xs = map (* 2) [1 ..] :: [Int]\n"
+      "  print (take 5 xs, takeWhile (< 20) xs)\n"
+      "  print (fst (1 :: Int, undefined :: Int))\n",
+      "280571172992510140037611932413038677189525\n([2,4,6,8,10],[2,4,6,8,10,12,14,16,18])\n1\n",
+      0);
 }
 
 static void test_run_error_exit(void **state) {
@@ -339,7 +346,8 @@ static void test_run_error_exit(void **state) {
   }
 }
 
-/* ---- main ------------------------------------------------------------------------------------------ */
+/* ---- main
+ * ------------------------------------------------------------------------------------------ */
 
 static int group_setup(void **state) {
   (void)state;

@@ -24,7 +24,8 @@ static void test_identity_lints_and_prints(void **state) {
   CoreExpr *rhs = W.p->groups.data[0].binds[0].rhs;
   rhs->body->var->uniq = 12;
   assert_string_equal(core_expr_to_string(rhs, 200), "/\\ a -> \\ (x_12 :: a) -> x_12");
-  assert_string_equal(core_expr_to_string(W.p->groups.data[1].binds[0].rhs, 200), "id @Int (I# 3#)");
+  assert_string_equal(core_expr_to_string(W.p->groups.data[1].binds[0].rhs, 200),
+                      "id @Int (I# 3#)");
   assert_true(core_type_equal(core_expr_type(W.p->groups.data[1].binds[0].rhs), INT()));
 }
 
@@ -42,7 +43,8 @@ static void test_map_lints_and_prints(void **state) {
   assert_non_null(strstr(buf, "data Maybe a = Nothing | Just a\n"));
   assert_non_null(strstr(buf, "newtype IO a = IO (World# -> IORes a)\n"));
   assert_non_null(strstr(buf, "data Box = Box !Int\n"));
-  assert_non_null(strstr(buf, "Rec {\nmap :: forall a b. (a -> b) -> [a] -> [b]\nmap =\n  /\\ a b ->\n"));
+  assert_non_null(
+      strstr(buf, "Rec {\nmap :: forall a b. (a -> b) -> [a] -> [b]\nmap =\n  /\\ a b ->\n"));
   assert_non_null(strstr(buf, "case xs_"));
   assert_non_null(strstr(buf, "[] -> [] @b;"));
   assert_non_null(strstr(buf, ": @b (f_"));
@@ -74,8 +76,12 @@ static void test_dictionary_with_polymorphic_field(void **state) {
   CoreVar *dict = global("dFunctorList", TA(W.functor, listcon));
   add_bind(dict, con_app(W.cfunctor, 1, &listcon, 1, (CoreExpr *[]){core_var(map)}));
   CoreVar *x = local("x", INT());
-  CoreExpr *use_rhs = core_app(core_app(core_tyapp(core_tyapp(core_app(core_tyapp(core_var(fmap), listcon),
-      core_var(dict)), INT()), INT()), core_lam(x, core_var(x))), con_app(W.nil, 1, (CoreType *[]){INT()}, 0, NULL));
+  CoreExpr *use_rhs = core_app(
+      core_app(core_tyapp(
+                   core_tyapp(core_app(core_tyapp(core_var(fmap), listcon), core_var(dict)), INT()),
+                   INT()),
+               core_lam(x, core_var(x))),
+      con_app(W.nil, 1, (CoreType *[]){INT()}, 0, NULL));
   CoreVar *use = global("use", TA(W.list, INT()));
   add_bind(use, use_rhs);
   add_main();
@@ -122,7 +128,8 @@ static void test_literal_case_and_default_first(void **state) {
   expect_clean();
   n->uniq = 1;
   c->var->uniq = 2;
-  assert_string_equal(core_expr_to_string(c, 200), "case n_1 of n'_2 { DEFAULT -> False; 0# -> True }");
+  assert_string_equal(core_expr_to_string(c, 200),
+                      "case n_1 of n'_2 { DEFAULT -> False; 0# -> True }");
 }
 
 static void test_type_printing_and_equality(void **state) {
@@ -134,14 +141,16 @@ static void test_type_printing_and_equality(void **state) {
   assert_string_equal(pair->name, "(,)");
   assert_string_equal(core_tuple_tycon(3)->name, "(,,)");
   assert_null(core_tuple_tycon(1));
-  assert_string_equal(core_type_to_string(core_type_apply_con(pair, 2, (CoreType *[]){INT(), T(W.bool_)})),
-                      "(Int, Bool)");
+  assert_string_equal(
+      core_type_to_string(core_type_apply_con(pair, 2, (CoreType *[]){INT(), T(W.bool_)})),
+      "(Int, Bool)");
   assert_string_equal(core_type_to_string(FN(FN(INT(), INT()), TA(W.list, TA(W.maybe, INT())))),
                       "(Int -> Int) -> [Maybe Int]");
   assert_string_equal(core_type_to_string(T(W.unit)), "()");
   CoreTyVar *a = tv("a"), *b = tv("b");
-  CoreType *ida = core_type_forall(a, FN(TV(a), TV(a))), *idb = core_type_forall(b, FN(TV(b), TV(b)));
-  assert_true(core_type_equal(ida, idb));                       /* alpha-equivalent */
+  CoreType *ida = core_type_forall(a, FN(TV(a), TV(a))),
+           *idb = core_type_forall(b, FN(TV(b), TV(b)));
+  assert_true(core_type_equal(ida, idb)); /* alpha-equivalent */
   assert_false(core_type_equal(ida, core_type_forall(b, FN(TV(a), TV(a)))));
   assert_string_equal(core_type_to_string(FN(ida, INT())), "(forall a. a -> a) -> Int");
   /* substitution avoids capture: (forall b. a -> b)[a := b] */

@@ -101,7 +101,8 @@ static void test_binding_type_differs_from_rhs(void **state) {
   (void)state;
   add_bind(global("f", T(W.bool_)), boxed(1));
   add_main();
-  expect_violation("right-hand side of ‘f’ does not have the binder’s type: expected Bool but got Int");
+  expect_violation(
+      "right-hand side of ‘f’ does not have the binder’s type: expected Bool but got Int");
 }
 
 static void test_tyapp_to_monomorphic(void **state) {
@@ -154,14 +155,16 @@ static void test_alternative_type_differs_from_result(void **state) {
   c->alts[1].rhs = boxed(0); /* DEFAULT -> I# 0# in a Bool case */
   add_bind(global("isZero", FN(T(W.intp), T(W.bool_))), core_lam(n, c));
   add_main();
-  expect_violation("alternative 2’s type differs from the case’s result type: expected Bool but got Int");
+  expect_violation(
+      "alternative 2’s type differs from the case’s result type: expected Bool but got Int");
 }
 
 static void test_constructor_of_wrong_type(void **state) {
   (void)state;
   CoreVar *m = local("m", TA(W.maybe, INT())), *b = local("b", TA(W.maybe, INT()));
   CoreAlt alts[] = {alt_con(W.true_, NULL, boxed(1)), alt_default(boxed(0))};
-  add_bind(global("f", FN(TA(W.maybe, INT()), INT())), core_lam(m, mk_case(core_var(m), b, INT(), 2, alts)));
+  add_bind(global("f", FN(TA(W.maybe, INT()), INT())),
+           core_lam(m, mk_case(core_var(m), b, INT(), 2, alts)));
   add_main();
   expect_violation("constructor ‘True’ does not belong to the scrutinee’s type Maybe Int");
 }
@@ -171,7 +174,8 @@ static void test_pattern_variable_type(void **state) {
   CoreVar *m = local("m", TA(W.maybe, INT())), *b = local("b", TA(W.maybe, INT()));
   CoreVar *v = local("v", T(W.bool_)); /* should be Int */
   CoreAlt alts[] = {alt_con(W.just, &v, boxed(1)), alt_default(boxed(0))};
-  add_bind(global("f", FN(TA(W.maybe, INT()), INT())), core_lam(m, mk_case(core_var(m), b, INT(), 2, alts)));
+  add_bind(global("f", FN(TA(W.maybe, INT()), INT())),
+           core_lam(m, mk_case(core_var(m), b, INT(), 2, alts)));
   add_main();
   expect_violation("(field 1 of ‘Just’): expected Int but got Bool");
 }
@@ -222,7 +226,8 @@ static void test_mixed_alternatives(void **state) {
   (void)state;
   CoreVar *b = local("b", T(W.bool_)), *b2 = local("b'", T(W.bool_));
   CoreAlt alts[] = {alt_con(W.true_, NULL, boxed(1)), alt_lit(0, boxed(0))};
-  add_bind(global("f", FN(T(W.bool_), INT())), core_lam(b, mk_case(core_var(b), b2, INT(), 2, alts)));
+  add_bind(global("f", FN(T(W.bool_), INT())),
+           core_lam(b, mk_case(core_var(b), b2, INT(), 2, alts)));
   add_main();
   expect_violation("case mixes constructor and literal alternatives");
 }
@@ -230,7 +235,8 @@ static void test_mixed_alternatives(void **state) {
 static void test_case_without_alternatives(void **state) {
   (void)state;
   CoreVar *b = local("b", T(W.bool_)), *b2 = local("b'", T(W.bool_));
-  add_bind(global("f", FN(T(W.bool_), INT())), core_lam(b, mk_case(core_var(b), b2, INT(), 0, NULL)));
+  add_bind(global("f", FN(T(W.bool_), INT())),
+           core_lam(b, mk_case(core_var(b), b2, INT(), 0, NULL)));
   add_main();
   expect_violation("case without alternatives");
 }
@@ -244,7 +250,8 @@ static void test_case_on_newtype(void **state) {
   expect_violation("newtypes exist only in types");
 }
 
-/* ---- constructors, primops, casts --------------------------------------------------------------- */
+/* ---- constructors, primops, casts ---------------------------------------------------------------
+ */
 
 static void test_constructor_unsaturated(void **state) {
   (void)state;
@@ -264,7 +271,8 @@ static void test_constructor_missing_type_argument(void **state) {
 static void test_constructor_argument_type(void **state) {
   (void)state;
   CoreType *ti = INT();
-  add_bind(global("f", TA(W.maybe, INT())), con_app(W.just, 1, &ti, 1, (CoreExpr *[]){con0(W.true_)}));
+  add_bind(global("f", TA(W.maybe, INT())),
+           con_app(W.just, 1, &ti, 1, (CoreExpr *[]){con0(W.true_)}));
   add_main();
   expect_violation("argument 1 of constructor ‘Just’: expected Int but got Bool");
 }
@@ -276,13 +284,15 @@ static void test_strict_field_not_evaluated(void **state) {
   add_bind(global("f", T(W.box)), con_app(W.boxcon, 0, NULL, 1, &thunk));
   /* evaluated first: accepted */
   CoreVar *v = local("v", INT());
-  CoreExpr *ok = mk_case(core_app(core_tyapp(core_var(id), INT()), boxed(1)), v, T(W.box), 1,
-                         (CoreAlt[]){alt_default(con_app(W.boxcon, 0, NULL, 1, (CoreExpr *[]){core_var(v)}))});
+  CoreExpr *ok =
+      mk_case(core_app(core_tyapp(core_var(id), INT()), boxed(1)), v, T(W.box), 1,
+              (CoreAlt[]){alt_default(con_app(W.boxcon, 0, NULL, 1, (CoreExpr *[]){core_var(v)}))});
   add_bind(global("g", T(W.box)), ok);
   add_main();
   int n = lint();
   assert_int_equal(n, 1);
-  assert_non_null(strstr(lint_out, "in binding ‘f’: argument 1 for the strict field of ‘Box’ is not evaluated"));
+  assert_non_null(strstr(
+      lint_out, "in binding ‘f’: argument 1 for the strict field of ‘Box’ is not evaluated"));
 }
 
 static void test_newtype_constructor_as_value(void **state) {
@@ -301,14 +311,17 @@ static void test_primop_arity(void **state) {
 
 static void test_primop_argument_type(void **state) {
   (void)state;
-  add_bind(global("f", T(W.intp)), mk_primop(P_INT_ADD, T(W.intp), 2, (CoreExpr *[]){lit_int(1), boxed(2)}));
+  add_bind(global("f", T(W.intp)),
+           mk_primop(P_INT_ADD, T(W.intp), 2, (CoreExpr *[]){lit_int(1), boxed(2)}));
   add_main();
-  expect_violation("argument 2 of primop intAdd# has type Int, but its declared type is Int# -> Int# -> Int#");
+  expect_violation(
+      "argument 2 of primop intAdd# has type Int, but its declared type is Int# -> Int# -> Int#");
 }
 
 static void test_primop_result_type(void **state) {
   (void)state;
-  add_bind(global("f", INT()), mk_primop(P_INT_ADD, INT(), 2, (CoreExpr *[]){lit_int(1), lit_int(2)}));
+  add_bind(global("f", INT()),
+           mk_primop(P_INT_ADD, INT(), 2, (CoreExpr *[]){lit_int(1), lit_int(2)}));
   add_main();
   expect_violation("primop intAdd# returns Int, but its declared type is");
 }
@@ -319,7 +332,8 @@ static void test_primop_lifted_argument_not_evaluated(void **state) {
   W.p->primop_types[P_INT_ADD] = NULL;
   CoreVar *a = local("a", T(W.integer)), *b = local("b", T(W.integer));
   add_bind(global("f", FN(T(W.integer), FN(T(W.integer), T(W.integer)))),
-           core_lam(a, core_lam(b, mk_primop(P_INT_ADD, T(W.integer), 2, (CoreExpr *[]){core_var(a), core_var(b)}))));
+           core_lam(a, core_lam(b, mk_primop(P_INT_ADD, T(W.integer), 2,
+                                             (CoreExpr *[]){core_var(a), core_var(b)}))));
   add_main();
   expect_violation("lifted argument 1 of primop intAdd# is not evaluated");
 }
@@ -343,13 +357,15 @@ static void test_cast_to_wrong_newtype_instance(void **state) {
   /* (\w -> IORes @() w ()) |> IO Int */
   CoreType *unit = T(W.unit);
   CoreVar *w = local("w", T(W.world));
-  CoreExpr *f = core_lam(w, con_app(W.ioresc, 1, &unit, 2, (CoreExpr *[]){core_var(w), con0(W.unitc)}));
+  CoreExpr *f =
+      core_lam(w, con_app(W.ioresc, 1, &unit, 2, (CoreExpr *[]){core_var(w), con0(W.unitc)}));
   add_bind(global("f", TA(W.io, INT())), mk_cast(f, TA(W.io, INT())));
   add_main();
   expect_violation("is not between a newtype and its representation");
 }
 
-/* ---- let ------------------------------------------------------------------------------------------ */
+/* ---- let
+ * ------------------------------------------------------------------------------------------ */
 
 static void test_let_binder_type(void **state) {
   (void)state;
@@ -384,7 +400,8 @@ static void test_recursive_unlifted_binding(void **state) {
   expect_violation("has unlifted type Int#");
 }
 
-/* ---- main ------------------------------------------------------------------------------------------ */
+/* ---- main
+ * ------------------------------------------------------------------------------------------ */
 
 static void test_no_main(void **state) {
   (void)state;
@@ -406,7 +423,8 @@ static void test_main_not_bound(void **state) {
   expect_violation("is not bound at top level");
 }
 
-/* ---- robustness --------------------------------------------------------------------------------------- */
+/* ---- robustness
+ * --------------------------------------------------------------------------------------- */
 
 static void test_malformed_nodes_do_not_crash(void **state) {
   (void)state;
@@ -420,7 +438,8 @@ static void test_malformed_nodes_do_not_crash(void **state) {
   CoreExpr *cast = mk_cast(NULL, NULL);
   CoreExpr *lets = core_expr_new(CE_LET, (LzSpan){0});
   CoreExpr *all[] = {app, lam, var, con, cas, bad, tyapp, cast, lets};
-  for (int i = 0; i < 9; i++) add_bind(global(lz_fmt("f%d", i), INT()), all[i]);
+  for (int i = 0; i < 9; i++)
+    add_bind(global(lz_fmt("f%d", i), INT()), all[i]);
   add_bind(global("nulltype", NULL), boxed(1));
   add_main();
   int n = lint();
@@ -437,7 +456,8 @@ static void test_malformed_nodes_do_not_crash(void **state) {
 
 static void test_stops_after_20_violations(void **state) {
   (void)state;
-  for (int i = 0; i < 30; i++) add_bind(global(lz_fmt("f%d", i), T(W.bool_)), boxed(i));
+  for (int i = 0; i < 30; i++)
+    add_bind(global(lz_fmt("f%d", i), T(W.bool_)), boxed(i));
   add_main();
   assert_int_equal(lint(), 20);
   assert_non_null(strstr(lint_out, "too many violations, stopping here"));
@@ -447,9 +467,11 @@ static void test_stops_after_20_violations(void **state) {
 /* let x1 = I# 1# in let x2 = x1 in ... in xN */
 static CoreExpr *deep_lets(int n) {
   CoreVar **vs = malloc(sizeof *vs * (size_t)n);
-  for (int i = 0; i < n; i++) vs[i] = local("x", INT());
+  for (int i = 0; i < n; i++)
+    vs[i] = local("x", INT());
   CoreExpr *e = core_var(vs[n - 1]);
-  for (int i = n - 1; i >= 0; i--) e = mk_let(false, vs[i], i ? core_var(vs[i - 1]) : boxed(1), e);
+  for (int i = n - 1; i >= 0; i--)
+    e = mk_let(false, vs[i], i ? core_var(vs[i - 1]) : boxed(1), e);
   free(vs);
   return e;
 }
@@ -457,9 +479,11 @@ static CoreExpr *deep_lets(int n) {
 /* \ x0 -> case x0 of x1 { DEFAULT -> case x1 of x2 { ... DEFAULT -> xN } } */
 static CoreExpr *deep_cases(int n) {
   CoreVar **vs = malloc(sizeof *vs * (size_t)(n + 1));
-  for (int i = 0; i <= n; i++) vs[i] = local("x", INT());
+  for (int i = 0; i <= n; i++)
+    vs[i] = local("x", INT());
   CoreExpr *e = core_var(vs[n]);
-  for (int i = n - 1; i >= 0; i--) e = mk_case(core_var(vs[i]), vs[i + 1], INT(), 1, (CoreAlt[]){alt_default(e)});
+  for (int i = n - 1; i >= 0; i--)
+    e = mk_case(core_var(vs[i]), vs[i + 1], INT(), 1, (CoreAlt[]){alt_default(e)});
   e = core_lam(vs[0], e);
   free(vs);
   return e;
@@ -469,7 +493,8 @@ static CoreExpr *deep_cases(int n) {
 static CoreExpr *deep_list(int n) {
   CoreType *ti = INT();
   CoreExpr *e = con_app(W.nil, 1, &ti, 0, NULL);
-  for (int i = n; i >= 1; i--) e = con_app(W.cons, 1, &ti, 2, (CoreExpr *[]){boxed(i), e});
+  for (int i = n; i >= 1; i--)
+    e = con_app(W.cons, 1, &ti, 2, (CoreExpr *[]){boxed(i), e});
   return e;
 }
 

@@ -5,17 +5,17 @@
  * sees; the last tests parse source text to check that it reads the parser's output
  * (infix constructors, fixities, record fields) as intended. fe_derive_module runs on
  * the module, and the generated instances are printed by a small printer of our own,
- * so the expectations below do not depend on the front end's printer. Original names print as Module.occ, so the tests
- * also check that every library entity is referenced by original name and every
- * constructor of the type by its original name in the defining module. The expected
- * texts were checked against GHC 9.0.2's -ddump-deriv output and, by printing the same
- * instances as Haskell and running them under GHC next to GHC's own derived
- * instances, against its results.
+ * so the expectations below do not depend on the front end's printer. Original names print as
+ * Module.occ, so the tests also check that every library entity is referenced by original name and
+ * every constructor of the type by its original name in the defining module. The expected texts
+ * were checked against GHC 9.0.2's -ddump-deriv output and, by printing the same instances as
+ * Haskell and running them under GHC next to GHC's own derived instances, against its results.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 
 #include <stdio.h>
@@ -42,7 +42,8 @@ static FeIdent ident(const char *name) {
 static FeType *parse_type(const char **s);
 
 static void skip_spaces(const char **s) {
-  while (**s == ' ') (*s)++;
+  while (**s == ' ')
+    (*s)++;
 }
 
 static FeType *parse_atype(const char **s) {
@@ -63,7 +64,8 @@ static FeType *parse_atype(const char **s) {
     return app;
   }
   const char *start = *s;
-  while (**s && strchr(" ()[]-", **s) == NULL) (*s)++;
+  while (**s && strchr(" ()[]-", **s) == NULL)
+    (*s)++;
   if (*s == start) return NULL;
   FeType *t = fe_type_new(start[0] >= 'a' && start[0] <= 'z' ? TY_VAR : TY_CON, span_at(1, 1, 1));
   t->id = fe_ident(NULL, lz_symn(start, (size_t)(*s - start)), span_at(1, 1, 1));
@@ -113,7 +115,8 @@ static FeDecl *add_data(FeModule *m, FeDeclKind kind, const char *name, const ch
   d->name = ident(name);
   char buf[256];
   snprintf(buf, sizeof buf, "%s", tyvars);
-  for (char *t = strtok(buf, " "); t; t = strtok(NULL, " ")) LZ_PUSH(d->tyvars, ident(t));
+  for (char *t = strtok(buf, " "); t; t = strtok(NULL, " "))
+    LZ_PUSH(d->tyvars, ident(t));
   snprintf(buf, sizeof buf, "%s", derivs);
   int col = 10;
   for (char *t = strtok(buf, " "); t; t = strtok(NULL, " "), col += 10) {
@@ -143,9 +146,11 @@ static FeConDecl *add_con_full(FeDecl *d, const char *name, const char *fields, 
       assert_non_null(colons);
       *colons = '\0';
       char *lab = f;
-      while (*lab == ' ') lab++;
+      while (*lab == ' ')
+        lab++;
       char *end = lab + strlen(lab);
-      while (end > lab && end[-1] == ' ') *--end = '\0';
+      while (end > lab && end[-1] == ' ')
+        *--end = '\0';
       fld.label = ident(lab);
       fld.type = type_of(colons + 2);
     } else {
@@ -188,9 +193,7 @@ static void pr_name(Pr *p, const FeIdent *id, bool binder) {
 static void pr_type(Pr *p, const FeType *t) {
   switch (t->kind) {
   case TY_VAR:
-  case TY_CON:
-    pr_name(p, &t->id, false);
-    break;
+  case TY_CON: pr_name(p, &t->id, false); break;
   case TY_APP:
     fputc('(', p->f);
     pr_type(p, t->left);
@@ -231,12 +234,8 @@ static void pr_pat(Pr *p, const FePat *pat) {
     assert_null(pat->id.orig_module);
     fputs(pat->id.name, p->f);
     break;
-  case P_WILD:
-    fputc('_', p->f);
-    break;
-  case P_LIT:
-    pr_lit(p, &pat->lit);
-    break;
+  case P_WILD: fputc('_', p->f); break;
+  case P_LIT: pr_lit(p, &pat->lit); break;
   case P_CON:
     if (pat->args.len) fputc('(', p->f);
     pr_name(p, &pat->id, false);
@@ -246,8 +245,7 @@ static void pr_pat(Pr *p, const FePat *pat) {
     }
     if (pat->args.len) fputc(')', p->f);
     break;
-  default:
-    fail_msg("unexpected pattern kind %d", pat->kind);
+  default: fail_msg("unexpected pattern kind %d", pat->kind);
   }
 }
 
@@ -256,12 +254,8 @@ static void pr_decl(Pr *p, const FeDecl *d, int indent);
 static void pr_expr(Pr *p, const FeExpr *e) {
   switch (e->kind) {
   case E_VAR:
-  case E_CON:
-    pr_name(p, &e->id, false);
-    break;
-  case E_LIT:
-    pr_lit(p, &e->lit);
-    break;
+  case E_CON: pr_name(p, &e->id, false); break;
+  case E_LIT: pr_lit(p, &e->lit); break;
   case E_APP:
     fputc('(', p->f);
     pr_expr(p, e->fn);
@@ -294,8 +288,7 @@ static void pr_expr(Pr *p, const FeExpr *e) {
     }
     fputs(" })", p->f);
     break;
-  default:
-    fail_msg("unexpected expression kind %d", e->kind);
+  default: fail_msg("unexpected expression kind %d", e->kind);
   }
 }
 
@@ -323,7 +316,8 @@ static void pr_decl(Pr *p, const FeDecl *d, int indent) {
     fputc('\n', p->f);
     if (m->rhs->where.len) {
       fprintf(p->f, "%*swhere\n", indent + 2, "");
-      for (int j = 0; j < m->rhs->where.len; j++) pr_decl(p, m->rhs->where.data[j], indent + 4);
+      for (int j = 0; j < m->rhs->where.len; j++)
+        pr_decl(p, m->rhs->where.data[j], indent + 4);
     }
   }
 }
@@ -346,7 +340,8 @@ static void pr_instance(Pr *p, const FeDecl *d) {
   fputc(' ', p->f);
   pr_type(p, d->sig->type);
   fputs(" where\n", p->f);
-  for (int i = 0; i < d->body.len; i++) pr_decl(p, d->body.data[i], 2);
+  for (int i = 0; i < d->body.len; i++)
+    pr_decl(p, d->body.data[i], 2);
 }
 
 /* The text of generated instance number i (0-based, among the appended decls). */
@@ -400,10 +395,10 @@ static int derive(FeModule *m) {
 #define LQ "\xe2\x80\x98"
 #define RQ "\xe2\x80\x99"
 
-#define assert_text(actual, expected)                                                     \
-  do {                                                                                    \
-    const char *a_ = (actual), *e_ = (expected);                                          \
-    if (strcmp(a_, e_) != 0) fail_msg("got:\n%s\nexpected:\n%s", a_, e_);                 \
+#define assert_text(actual, expected)                                                              \
+  do {                                                                                             \
+    const char *a_ = (actual), *e_ = (expected);                                                   \
+    if (strcmp(a_, e_) != 0) fail_msg("got:\n%s\nexpected:\n%s", a_, e_);                          \
   } while (0)
 
 /* ---- Eq ------------------------------------------------------------------------------ */
@@ -560,10 +555,11 @@ static void test_ord_fields_lexicographic(void **state) {
   assert_int_equal(inst->body.len, 5);
   char *s = instance_text(m, n, 0);
   assert_non_null(strstr(
-      s, "  Lz.Base.compare a b = (case a of { (Main.R a1 a2 a3) -> (case b of { (Main.R b1 b2 "
-         "b3) -> (case (Lz.Base.compare a1 b1) of { Lz.Base.LT -> Lz.Base.LT; Lz.Base.EQ -> "
-         "(case (Lz.Base.compare a2 b2) of { Lz.Base.LT -> Lz.Base.LT; Lz.Base.EQ -> "
-         "(Lz.Base.compare a3 b3); Lz.Base.GT -> Lz.Base.GT }); Lz.Base.GT -> Lz.Base.GT }) }) })\n"));
+      s,
+      "  Lz.Base.compare a b = (case a of { (Main.R a1 a2 a3) -> (case b of { (Main.R b1 b2 "
+      "b3) -> (case (Lz.Base.compare a1 b1) of { Lz.Base.LT -> Lz.Base.LT; Lz.Base.EQ -> "
+      "(case (Lz.Base.compare a2 b2) of { Lz.Base.LT -> Lz.Base.LT; Lz.Base.EQ -> "
+      "(Lz.Base.compare a3 b3); Lz.Base.GT -> Lz.Base.GT }); Lz.Base.GT -> Lz.Base.GT }) }) })\n"));
   /* (<): the last field with (<) itself, earlier ones with compare */
   assert_non_null(strstr(
       s, "  (Lz.Base.<) a b = (case a of { (Main.R a1 a2 a3) -> (case b of { (Main.R b1 b2 "
@@ -583,21 +579,20 @@ static void test_ord_enumeration_uses_tags(void **state) {
   add_con(d, "Alpha", "");
   int n = derive(m);
   char *s = instance_text(m, n, 0);
-  assert_text(s,
-              "instance Lz.Base.Ord Main.Color where\n"
-              "  Lz.Base.compare a b = (Lz.Base.compare (con2tag a) (con2tag b))\n"
-              "    where\n"
-              "      con2tag :: (Main.Color -> Lz.Base.Int)\n"
-              "      con2tag x = (case x of { Main.Red -> 0; Main.Green -> 1; Main.Blue -> 2; "
-              "Main.Alpha -> 3 })\n"
-              "  (Lz.Base.<) a b = ((Lz.Base.<) (con2tag a) (con2tag b))\n"
-              "    where\n"
-              "      con2tag :: (Main.Color -> Lz.Base.Int)\n"
-              "      con2tag x = (case x of { Main.Red -> 0; Main.Green -> 1; Main.Blue -> 2; "
-              "Main.Alpha -> 3 })\n"
-              "  (Lz.Base.<=) a b = (Lz.Base.not ((Lz.Base.<) b a))\n"
-              "  (Lz.Base.>) a b = ((Lz.Base.<) b a)\n"
-              "  (Lz.Base.>=) a b = (Lz.Base.not ((Lz.Base.<) a b))\n");
+  assert_text(s, "instance Lz.Base.Ord Main.Color where\n"
+                 "  Lz.Base.compare a b = (Lz.Base.compare (con2tag a) (con2tag b))\n"
+                 "    where\n"
+                 "      con2tag :: (Main.Color -> Lz.Base.Int)\n"
+                 "      con2tag x = (case x of { Main.Red -> 0; Main.Green -> 1; Main.Blue -> 2; "
+                 "Main.Alpha -> 3 })\n"
+                 "  (Lz.Base.<) a b = ((Lz.Base.<) (con2tag a) (con2tag b))\n"
+                 "    where\n"
+                 "      con2tag :: (Main.Color -> Lz.Base.Int)\n"
+                 "      con2tag x = (case x of { Main.Red -> 0; Main.Green -> 1; Main.Blue -> 2; "
+                 "Main.Alpha -> 3 })\n"
+                 "  (Lz.Base.<=) a b = (Lz.Base.not ((Lz.Base.<) b a))\n"
+                 "  (Lz.Base.>) a b = ((Lz.Base.<) b a)\n"
+                 "  (Lz.Base.>=) a b = (Lz.Base.not ((Lz.Base.<) a b))\n");
 }
 
 static void test_ord_large_mixed_type(void **state) {
@@ -628,7 +623,8 @@ static void test_ord_high_constructor_checks_lower_tags(void **state) {
   (void)state;
   FeModule *m = new_module("Main");
   FeDecl *d = add_data(m, D_DATA, "S", "", "Ord");
-  for (int i = 0; i < 8; i++) add_con(d, lz_fmt("S%d", i), "Int");
+  for (int i = 0; i < 8; i++)
+    add_con(d, lz_fmt("S%d", i), "Int");
   int n = derive(m);
   char *s = instance_text(m, n, 0);
   /* index 5 > 7/2: b below 5 means GT */
@@ -805,8 +801,7 @@ static void test_enum_of_non_enumeration(void **state) {
   assert_int_equal(m->decls.len, n + 2); /* Eq and Show still derived */
   assert_text(diagnostics(),
               "lzc: error:\n"
-              "    \xe2\x80\xa2 Can't make a derived instance of " LQ
-              "Enum (T a)" RQ ":\n"
+              "    \xe2\x80\xa2 Can't make a derived instance of " LQ "Enum (T a)" RQ ":\n"
               "        " LQ "T" RQ " must be an enumeration type\n"
               "        (an enumeration consists of one or more nullary, non-GADT "
               "constructors)\n"
@@ -859,10 +854,10 @@ static void test_unsupported_classes(void **state) {
   assert_string_equal(((FeDecl *)m->decls.data[n])->name.name, "Eq");
   const char *out = diagnostics();
   assert_non_null(strstr(out, LQ "Read (T a)" RQ ":\n"
-                              "        deriving Read is not supported in Lz\n"));
+                                 "        deriving Read is not supported in Lz\n"));
   assert_non_null(strstr(out, "deriving Functor is not supported in Lz\n"));
   assert_non_null(strstr(out, LQ "MyClass" RQ " is not a stock derivable class "
-                              "(Eq, Show, etc.)\n"));
+                                 "(Eq, Show, etc.)\n"));
 }
 
 /* ---- the module as a whole --------------------------------------------------------------- */
@@ -958,7 +953,8 @@ static void test_many_constructors(void **state) {
   enum { N = 500 };
   FeModule *m = new_module("Main");
   FeDecl *d = add_data(m, D_DATA, "E", "", "Eq Ord Show Enum Bounded");
-  for (int i = 0; i < N; i++) add_con(d, lz_fmt("E%d", i), "");
+  for (int i = 0; i < N; i++)
+    add_con(d, lz_fmt("E%d", i), "");
   int n = derive(m);
   assert_int_equal(lz_error_count(), 0);
   assert_int_equal(m->decls.len, n + 5);
@@ -1018,8 +1014,8 @@ static void test_parsed_infix_records_and_fixity(void **state) {
                              "(Lz.Base.showString \" `Foo` \")"));
   assert_non_null(strstr(op, "(Lz.Base.showString \"(:%) \")"));
   /* the deriving clause's class name, written qualified, is taken by its name */
-  assert_non_null(strstr(instance_text(m, n, 1),
-                         "(Lz.Base.==) (M.N.R a1 a2 a3) (M.N.R b1 b2 b3) = "));
+  assert_non_null(
+      strstr(instance_text(m, n, 1), "(Lz.Base.==) (M.N.R a1 a2 a3) (M.N.R b1 b2 b3) = "));
   char *r = instance_text(m, n, 2);
   assert_non_null(strstr(r, "instance Lz.Base.Show M.N.R where\n"));
   assert_non_null(strstr(r, "(Lz.Base.showString \"R {\")"));
@@ -1054,7 +1050,8 @@ static void collect_type(IdentVec *out, const FeType *t) {
 
 static void collect_pat(IdentVec *out, const FePat *p) {
   LZ_PUSH(*out, &p->id);
-  for (int i = 0; i < p->args.len; i++) collect_pat(out, p->args.data[i]);
+  for (int i = 0; i < p->args.len; i++)
+    collect_pat(out, p->args.data[i]);
 }
 
 static void collect_decl(IdentVec *out, const FeDecl *d);
@@ -1063,7 +1060,8 @@ static void collect_expr(IdentVec *out, const FeExpr *e) {
   if (!e) return;
   LZ_PUSH(*out, &e->id);
   collect_expr(out, e->fn);
-  for (int i = 0; i < e->args.len; i++) collect_expr(out, e->args.data[i]);
+  for (int i = 0; i < e->args.len; i++)
+    collect_expr(out, e->args.data[i]);
   collect_expr(out, e->e1);
   collect_expr(out, e->e2);
   collect_expr(out, e->e3);
@@ -1075,7 +1073,8 @@ static void collect_expr(IdentVec *out, const FeExpr *e) {
 
 static void collect_decl(IdentVec *out, const FeDecl *d) {
   LZ_PUSH(*out, &d->name);
-  for (int i = 0; i < d->names.len; i++) LZ_PUSH(*out, &d->names.data[i]);
+  for (int i = 0; i < d->names.len; i++)
+    LZ_PUSH(*out, &d->names.data[i]);
   if (d->sig) {
     collect_type(out, d->sig->type);
     for (int i = 0; i < d->sig->ctx.len; i++) {
@@ -1083,12 +1082,15 @@ static void collect_decl(IdentVec *out, const FeDecl *d) {
       collect_type(out, d->sig->ctx.data[i].type);
     }
   }
-  for (int i = 0; i < d->body.len; i++) collect_decl(out, d->body.data[i]);
+  for (int i = 0; i < d->body.len; i++)
+    collect_decl(out, d->body.data[i]);
   for (int i = 0; i < d->matches.len; i++) {
     FeMatch *m = d->matches.data[i];
-    for (int j = 0; j < m->pats.len; j++) collect_pat(out, m->pats.data[j]);
+    for (int j = 0; j < m->pats.len; j++)
+      collect_pat(out, m->pats.data[j]);
     collect_expr(out, m->rhs->plain);
-    for (int j = 0; j < m->rhs->where.len; j++) collect_decl(out, m->rhs->where.data[j]);
+    for (int j = 0; j < m->rhs->where.len; j++)
+      collect_decl(out, m->rhs->where.data[j]);
   }
 }
 
@@ -1116,7 +1118,8 @@ static void test_library_names_exist_in_stdlib(void **state) {
   /* derive every class for types exercising every code path */
   FeModule *m = new_module("Main");
   FeDecl *d = add_data(m, D_DATA, "Big", "a", "Eq Ord Show");
-  for (int i = 0; i < 9; i++) add_con(d, lz_fmt("B%d", i), i % 3 ? "a; Int" : "");
+  for (int i = 0; i < 9; i++)
+    add_con(d, lz_fmt("B%d", i), i % 3 ? "a; Int" : "");
   add_con_full(d, "R", "f :: Int; g :: a", true, false);
   add_con_full(d, ":+", "Int; Int", false, true);
   FeDecl *e = add_data(m, D_DATA, "E", "", "Eq Ord Show Enum Bounded");
@@ -1128,7 +1131,8 @@ static void test_library_names_exist_in_stdlib(void **state) {
   int n = derive(m);
   assert_int_equal(lz_error_count(), 0);
   IdentVec ids = {0};
-  for (int i = n; i < m->decls.len; i++) collect_decl(&ids, m->decls.data[i]);
+  for (int i = n; i < m->decls.len; i++)
+    collect_decl(&ids, m->decls.data[i]);
 
   FILE *f = fopen(LZ_STDLIB_DIR "/Lz/Base.lz", "rb");
   if (!f) skip(); /* the standard library is not there (yet) */
@@ -1159,8 +1163,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_ord_fields_lexicographic, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ord_enumeration_uses_tags, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ord_large_mixed_type, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_ord_high_constructor_checks_lower_tags, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_ord_high_constructor_checks_lower_tags, setup, teardown),
       cmocka_unit_test_setup_teardown(test_show_prefix_and_nullary, setup, teardown),
       cmocka_unit_test_setup_teardown(test_show_record, setup, teardown),
       cmocka_unit_test_setup_teardown(test_show_infix_with_fixity, setup, teardown),
@@ -1172,8 +1175,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bounded_errors_and_empty_types, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unsupported_classes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_module_without_deriving, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_instances_in_order_and_user_decls_kept, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_instances_in_order_and_user_decls_kept, setup, teardown),
       cmocka_unit_test_setup_teardown(test_many_fields_stay_shallow, setup, teardown),
       cmocka_unit_test_setup_teardown(test_many_constructors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_parsed_infix_records_and_fixity, setup, teardown),

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 
 #include <ctype.h>
@@ -94,11 +95,13 @@ static char *normalise(const char *s) {
         isdigit((unsigned char)p[1])) {
       int u = atoi(p + 1);
       int k = 0;
-      while (k < nseen && seen[k] != u) k++;
+      while (k < nseen && seen[k] != u)
+        k++;
       if (k == nseen && nseen < 4096) seen[nseen++] = u;
       o += sprintf(o, "_%d", k + 1);
       p++;
-      while (isdigit((unsigned char)*p)) p++;
+      while (isdigit((unsigned char)*p))
+        p++;
     } else {
       *o++ = *p++;
     }
@@ -113,11 +116,11 @@ static const char *bind_str(const char *occ) {
   return normalise(k_bind_to_string(b));
 }
 
-#define EXPECT_BIND(occ, text)                                                              \
-  do {                                                                                     \
-    const char *got_ = bind_str(occ);                                                      \
-    if (strcmp(got_, text) != 0) print_message("got:      %s\nexpected: %s\n", got_, text); \
-    assert_string_equal(got_, text);                                                       \
+#define EXPECT_BIND(occ, text)                                                                     \
+  do {                                                                                             \
+    const char *got_ = bind_str(occ);                                                              \
+    if (strcmp(got_, text) != 0) print_message("got:      %s\nexpected: %s\n", got_, text);        \
+    assert_string_equal(got_, text);                                                               \
   } while (0)
 
 /* ---- structural checks ------------------------------------------------------------------- */
@@ -126,12 +129,10 @@ static const char *bind_str(const char *occ) {
 static bool no_retest(const KExpr *e, const FeName **path, int n) {
   if (!e || n > 500) return true;
   switch (e->kind) {
-  case K_APP:
-    return no_retest(e->fn, path, n) && no_retest(e->arg, path, n);
+  case K_APP: return no_retest(e->fn, path, n) && no_retest(e->arg, path, n);
   case K_LAM:
   case K_SCC:
-  case K_ANNOT:
-    return no_retest(e->body, path, n);
+  case K_ANNOT: return no_retest(e->body, path, n);
   case K_LET:
     for (int i = 0; i < e->binds.len; i++)
       if (!no_retest(e->binds.data[i]->rhs, path, 0)) return false;
@@ -146,8 +147,7 @@ static bool no_retest(const KExpr *e, const FeName **path, int n) {
       if (!no_retest(e->alts.data[i].rhs, path, n)) return false;
     return true;
   }
-  default:
-    return true;
+  default: return true;
   }
 }
 
@@ -155,21 +155,20 @@ static int count_nodes(const KExpr *e) {
   if (!e) return 0;
   int n = 1;
   switch (e->kind) {
-  case K_APP:
-    return n + count_nodes(e->fn) + count_nodes(e->arg);
+  case K_APP: return n + count_nodes(e->fn) + count_nodes(e->arg);
   case K_LAM:
   case K_SCC:
-  case K_ANNOT:
-    return n + count_nodes(e->body);
+  case K_ANNOT: return n + count_nodes(e->body);
   case K_LET:
-    for (int i = 0; i < e->binds.len; i++) n += count_nodes(e->binds.data[i]->rhs);
+    for (int i = 0; i < e->binds.len; i++)
+      n += count_nodes(e->binds.data[i]->rhs);
     return n + count_nodes(e->body);
   case K_CASE:
     n += count_nodes(e->body);
-    for (int i = 0; i < e->alts.len; i++) n += count_nodes(e->alts.data[i].rhs);
+    for (int i = 0; i < e->alts.len; i++)
+      n += count_nodes(e->alts.data[i].rhs);
     return n;
-  default:
-    return n;
+  default: return n;
   }
 }
 
@@ -273,7 +272,8 @@ static void test_case_scrutinee_binder(void **state) {
   EXPECT_BIND("g", "g = \\x_1 -> let { y_2 = f x_1 } in y_2");
 }
 
-/* ---- literals --------------------------------------------------------------------------------- */
+/* ---- literals ---------------------------------------------------------------------------------
+ */
 
 static void test_numeric_literal_patterns(void **state) {
   (void)state;
@@ -307,7 +307,8 @@ static void test_char_and_string_patterns(void **state) {
   assert_no_retest("s");
 }
 
-/* ---- lazy and strict patterns ------------------------------------------------------------------ */
+/* ---- lazy and strict patterns ------------------------------------------------------------------
+ */
 
 static void test_lazy_pattern(void **state) {
   (void)state;
@@ -359,7 +360,8 @@ static void test_pattern_bindings(void **state) {
   /* pattern-bound variables are not generalised over constrained type variables */
   KBind *lets = find_bind(kp, "lets");
   assert_true(lets->rhs->kind == K_LET);
-  for (int i = 0; i < lets->rhs->binds.len; i++) assert_true(lets->rhs->binds.data[i]->restricted);
+  for (int i = 0; i < lets->rhs->binds.len; i++)
+    assert_true(lets->rhs->binds.data[i]->restricted);
 }
 
 static void test_top_level_pattern_binding(void **state) {
@@ -372,7 +374,8 @@ static void test_top_level_pattern_binding(void **state) {
   assert_non_null(strstr(bind_str("x"), "T.lz:6:1-22: Non-exhaustive patterns in (x, Nil)"));
 }
 
-/* ---- failure messages -------------------------------------------------------------------------- */
+/* ---- failure messages --------------------------------------------------------------------------
+ */
 
 static void test_failure_messages(void **state) {
   (void)state;
@@ -386,7 +389,8 @@ static void test_failure_messages(void **state) {
   assert_non_null(strstr(bind_str("h"), "\"T.lz:(8,7)-(9,13): Non-exhaustive patterns in case\""));
 }
 
-/* ---- do, comprehensions, sequences, sections ----------------------------------------------------- */
+/* ---- do, comprehensions, sequences, sections
+ * ----------------------------------------------------- */
 
 static void test_do(void **state) {
   (void)state;
@@ -398,10 +402,11 @@ static void test_do(void **state) {
                       "  m\n"
                       "  m\n"
                       "main = d Nothing\n"));
-  EXPECT_BIND("d", "d = \\m_1 -> (>>=) m_1 (\\x_2 -> (>>=) m_1 (\\ds_3 -> case ds_3 of { Just y_4 "
-                   "-> (>>=) m_1 (\\ds_5 -> case ds_5 of { (,) a_6 b_7 -> let { z_8 = y_4 } in (>>) "
-                   "m_1 m_1 }); _ -> fail \"Pattern match failure in do expression at T.lz:8:3-8\" "
-                   "}))");
+  EXPECT_BIND("d",
+              "d = \\m_1 -> (>>=) m_1 (\\x_2 -> (>>=) m_1 (\\ds_3 -> case ds_3 of { Just y_4 "
+              "-> (>>=) m_1 (\\ds_5 -> case ds_5 of { (,) a_6 b_7 -> let { z_8 = y_4 } in (>>) "
+              "m_1 m_1 }); _ -> fail \"Pattern match failure in do expression at T.lz:8:3-8\" "
+              "}))");
 }
 
 static void test_comprehension(void **state) {
@@ -436,7 +441,8 @@ static void test_sequences_and_sections(void **state) {
   EXPECT_BIND("n", "n = \\x_1 -> negate x_1");
 }
 
-/* ---- records ------------------------------------------------------------------------------------ */
+/* ---- records ------------------------------------------------------------------------------------
+ */
 
 static void test_records(void **state) {
   (void)state;
@@ -465,7 +471,8 @@ static void test_record_errors(void **state) {
                                         "field(s): fb"));
 }
 
-/* ---- program-level ------------------------------------------------------------------------------- */
+/* ---- program-level
+ * ------------------------------------------------------------------------------- */
 
 static void test_missing_main(void **state) {
   (void)state;
@@ -537,7 +544,8 @@ static void test_blowup_falls_back_to_joins(void **state) {
   char *src = lz_strdup("gt x = True\n");
   for (int r = 0; r < N; r++) {
     char *line = lz_strdup("p");
-    for (int c = 0; c < N; c++) line = lz_fmt("%s %s", line, c == r ? "True" : "_");
+    for (int c = 0; c < N; c++)
+      line = lz_fmt("%s %s", line, c == r ? "True" : "_");
     src = lz_fmt("%s%s | gt True = Nil\n", src, line);
   }
   src = lz_fmt("%smain = main\n", src);
@@ -569,9 +577,11 @@ static void test_deep_nesting_is_reported(void **state) {
   (void)state;
   /* deep but within the parser's limits: either desugared or reported, never a crash */
   char *src = lz_strdup("f x = x\nmain = ");
-  for (int i = 0; i < 1500; i++) src = lz_fmt("%sf (", src);
+  for (int i = 0; i < 1500; i++)
+    src = lz_fmt("%sf (", src);
   src = lz_fmt("%sTrue", src);
-  for (int i = 0; i < 1500; i++) src = lz_fmt("%s)", src);
+  for (int i = 0; i < 1500; i++)
+    src = lz_fmt("%s)", src);
   src = lz_fmt("%s\n", src);
   run(src);
   assert_true(kp != NULL || lz_error_count() > 0);

@@ -35,7 +35,7 @@ typedef struct MemSink {
   uint8_t *p;
   size_t n, cap;
   int finished;
-  size_t fail_after;  /* refuse writes once this many bytes were taken (0: never) */
+  size_t fail_after;   /* refuse writes once this many bytes were taken (0: never) */
   unsigned slow_every; /* sleep a little every k-th write (makes capabilities wait) */
   unsigned writes;
 } MemSink;
@@ -46,10 +46,8 @@ static size_t mem_sink(void *ctx, const void *bytes, size_t n) {
     m->finished++;
     return 0;
   }
-  if (m->fail_after && m->n + n > m->fail_after)
-    return 0;
-  if (m->slow_every && ++m->writes % m->slow_every == 0)
-    usleep(200);
+  if (m->fail_after && m->n + n > m->fail_after) return 0;
+  if (m->slow_every && ++m->writes % m->slow_every == 0) usleep(200);
   if (m->n + n > m->cap) {
     m->cap = (m->n + n) * 2;
     m->p = realloc(m->p, m->cap);
@@ -68,8 +66,7 @@ static LzEvOptions mem_options(MemSink *m) {
 
 static DecLog *decode_ok(MemSink *m) {
   DecLog *log = dec_log(m->p, m->n);
-  if (log->err[0])
-    fail_msg("decode: %s", log->err);
+  if (log->err[0]) fail_msg("decode: %s", log->err);
   assert_true(log->data_end);
   return log;
 }
@@ -81,15 +78,15 @@ static char *prog_argv[] = {"prog", "+RTS", "-l", "-RTS", "x y", NULL};
  * capability, 1 left), 1 dud, 1 overflowed; this capability steals 1 from the other. So
  * each capability's counters satisfy created = converted + fizzled + gcd + remaining. */
 #define CUSTOM_FIXED 1000
-#define CUSTOM_VAR 1001
+#define CUSTOM_VAR   1001
 static const LzEvType custom_types[] = {
     {CUSTOM_FIXED, 8, "Lz test: sequence number (cap u16, pad u16, seq u32)"},
     {CUSTOM_VAR, LZ_EV_VAR, "Lz test: variable payload"},
 };
 
 typedef struct Expect {
-  size_t threads, stops, sparks_created, sparks_run, steals, fizzles, gcs, duds,
-      overflows, gc_pairs, msgs, markers, customs;
+  size_t threads, stops, sparks_created, sparks_run, steals, fizzles, gcs, duds, overflows,
+      gc_pairs, msgs, markers, customs;
 } Expect;
 
 static Expect synth_expect(int n) {
@@ -127,13 +124,32 @@ static void synth_cap(LzEvBuf *eb, unsigned cap, int n) {
       sc.created++;
     }
     switch (m) {
-    case 0: case 1: lz_ev_spark_run(eb); sc.converted++; break;
-    case 2: lz_ev_spark_fizzle(eb); sc.fizzled++; break;
-    case 3: lz_ev_spark_gc(eb); sc.gcd++; break;
-    case 4: lz_ev_spark_steal(eb, (uint16_t)(1 - cap)); sc.converted++; break;
+    case 0:
+    case 1:
+      lz_ev_spark_run(eb);
+      sc.converted++;
+      break;
+    case 2:
+      lz_ev_spark_fizzle(eb);
+      sc.fizzled++;
+      break;
+    case 3:
+      lz_ev_spark_gc(eb);
+      sc.gcd++;
+      break;
+    case 4:
+      lz_ev_spark_steal(eb, (uint16_t)(1 - cap));
+      sc.converted++;
+      break;
     case 5: sc.remaining++; break;
-    case 6: lz_ev_spark_dud(eb); sc.dud++; break;
-    case 7: lz_ev_spark_overflow(eb); sc.overflowed++; break;
+    case 6:
+      lz_ev_spark_dud(eb);
+      sc.dud++;
+      break;
+    case 7:
+      lz_ev_spark_overflow(eb);
+      sc.overflowed++;
+      break;
     default: break;
     }
     uint8_t pl[8];
@@ -155,10 +171,10 @@ static void synth_cap(LzEvBuf *eb, unsigned cap, int n) {
       snprintf(msg, sizeof msg, "cap %u iteration %d: \xce\xbb", cap, k);
       lz_ev_user_msg(eb, msg, strlen(msg));
     }
-    if (k % 500 == 0)
-      lz_ev_user_marker(eb, "phase", 5);
-    uint16_t status = m == 8 ? LZ_EV_STOP_BLOCKED_ON_BLACKHOLE
-                      : m == 9 ? LZ_EV_STOP_YIELDING : LZ_EV_STOP_FINISHED;
+    if (k % 500 == 0) lz_ev_user_marker(eb, "phase", 5);
+    uint16_t status = m == 8   ? LZ_EV_STOP_BLOCKED_ON_BLACKHOLE
+                      : m == 9 ? LZ_EV_STOP_YIELDING
+                               : LZ_EV_STOP_FINISHED;
     lz_ev_stop_thread(eb, tid, status, m == 8 ? tid - 1 : 0);
   }
   lz_ev_spark_counters(eb, &sc);
@@ -272,18 +288,41 @@ static void test_header_and_process_events(void **state) {
   assert_int_equal(lz_ev_classes, 0);
   DecLog *log = decode_ok(&m);
 
-  struct { uint16_t num; int32_t size; const char *desc; } want[] = {
-      {0, 4, "Create thread"}, {1, 4, "Run thread"}, {2, 10, "Stop thread"},
-      {3, 4, NULL}, {4, 6, NULL}, {8, 6, NULL}, {9, 0, "Starting GC"}, {10, 0, NULL},
-      {15, 4, NULL}, {16, 0xffff, NULL}, {18, 14, "Block marker"}, {19, 0xffff, NULL},
-      {25, 6, NULL}, {27, 6, NULL}, {29, 0xffff, NULL}, {30, 0xffff, NULL},
-      {32, 8, NULL}, {34, 56, "Spark counters"}, {35, 0, NULL}, {39, 2, NULL},
-      {41, 0, NULL}, {43, 16, NULL}, {44, 0xffff, NULL}, {45, 2, NULL}, {49, 12, NULL},
-      {52, 38, NULL}, {58, 0xffff, NULL}, {59, 0, "Empty event for bug #9003"}};
+  struct {
+    uint16_t num;
+    int32_t size;
+    const char *desc;
+  } want[] = {{0, 4, "Create thread"},
+              {1, 4, "Run thread"},
+              {2, 10, "Stop thread"},
+              {3, 4, NULL},
+              {4, 6, NULL},
+              {8, 6, NULL},
+              {9, 0, "Starting GC"},
+              {10, 0, NULL},
+              {15, 4, NULL},
+              {16, 0xffff, NULL},
+              {18, 14, "Block marker"},
+              {19, 0xffff, NULL},
+              {25, 6, NULL},
+              {27, 6, NULL},
+              {29, 0xffff, NULL},
+              {30, 0xffff, NULL},
+              {32, 8, NULL},
+              {34, 56, "Spark counters"},
+              {35, 0, NULL},
+              {39, 2, NULL},
+              {41, 0, NULL},
+              {43, 16, NULL},
+              {44, 0xffff, NULL},
+              {45, 2, NULL},
+              {49, 12, NULL},
+              {52, 38, NULL},
+              {58, 0xffff, NULL},
+              {59, 0, "Empty event for bug #9003"}};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     assert_int_equal(log->size[want[i].num], want[i].size);
-    if (want[i].desc)
-      assert_string_equal(log->desc[want[i].num], want[i].desc);
+    if (want[i].desc) assert_string_equal(log->desc[want[i].num], want[i].desc);
   }
   assert_int_equal(log->size[1000], -1);
 
@@ -464,7 +503,7 @@ static void test_custom_events(void **state) {
   assert_int_equal(lz_event_custom(eb, CUSTOM_VAR, "abc", 3), 0);
   assert_int_equal(lz_event_custom(eb, CUSTOM_VAR, big, max), 0);
   assert_int_equal(lz_event_custom(eb, CUSTOM_VAR, big, max + 1), -1);
-  assert_int_equal(lz_event_custom(eb, 1002, "x", 1), -1);              /* undeclared */
+  assert_int_equal(lz_event_custom(eb, 1002, "x", 1), -1);                 /* undeclared */
   assert_int_equal(lz_event_custom(eb, LZ_EVT_BLOCK_MARKER, big, 14), -1); /* reserved */
   assert_int_equal(lz_event_custom(eb, 60000, "x", 1), -1);
   assert_int_equal(lz_event_custom(eb, LZ_EVT_RUN_THREAD, "\0\0\0\x2a", 4), 0); /* GHC type */
@@ -492,17 +531,14 @@ static bool valid_utf8(const uint8_t *s, size_t n) {
   for (size_t i = 0; i < n;) {
     uint32_t c = s[i];
     size_t k = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (!k || i + k > n)
-      return false;
+    if (!k || i + k > n) return false;
     uint32_t cp = k == 1 ? c : c & (0x7f >> k);
     for (size_t j = 1; j < k; j++) {
-      if ((s[i + j] & 0xc0) != 0x80)
-        return false;
+      if ((s[i + j] & 0xc0) != 0x80) return false;
       cp = cp << 6 | (s[i + j] & 0x3f);
     }
     static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < min[k] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-      return false;
+    if (cp < min[k] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
     i += k;
   }
   return true;
@@ -516,7 +552,11 @@ static void test_text(void **state) {
   assert_int_equal(lz_eventlog_open(NULL, 1, 1, prog_argv, &o), 0);
   LzEvBuf *eb = lz_ev_cap_buf(0);
   /* overlong, surrogate, above U+10FFFF, stray continuation, truncated sequence */
-  static const char bad[] = "a\xc0\x80" "b\xed\xa0\x80" "c\xf4\x90\x80\x80" "d\x80" "e\xe2\x82";
+  static const char bad[] = "a\xc0\x80"
+                            "b\xed\xa0\x80"
+                            "c\xf4\x90\x80\x80"
+                            "d\x80"
+                            "e\xe2\x82";
   lz_ev_user_msg(eb, bad, sizeof bad - 1);
   static const char good[] = "\xe2\x82\xac \xf0\x9f\x98\x80 \xed\x9f\xbf \xf4\x8f\xbf\xbf";
   lz_ev_user_marker(eb, good, sizeof good - 1);
@@ -780,8 +820,7 @@ static int bench(void) {
   double off_stop = bench_loop(&cap, N, 2);
   LzEvOptions o = {0};
   o.sink = null_sink;
-  if (lz_eventlog_open(NULL, 1, 1, prog_argv, &o) != 0)
-    return 1;
+  if (lz_eventlog_open(NULL, 1, 1, prog_argv, &o) != 0) return 1;
   cap.ev = lz_ev_cap_buf(0);
   double clock = bench_loop(&cap, N, 3);
   double on_run = bench_loop(&cap, N, 1);
@@ -789,8 +828,7 @@ static int bench(void) {
   lz_eventlog_close();
   LzEvStats st = lz_eventlog_stats();
   /* two capabilities at once (own buffers: nothing shared but the queue) */
-  if (lz_eventlog_open(NULL, 2, 1, prog_argv, &o) != 0)
-    return 1;
+  if (lz_eventlog_open(NULL, 2, 1, prog_argv, &o) != 0) return 1;
   BenchWorker w[2] = {{0, N / 2, 0}, {1, N / 2, 0}};
   pthread_t t[2];
   for (int i = 0; i < 2; i++)
@@ -806,18 +844,14 @@ static int bench(void) {
   printf("on:  stop_thread (20 B)    %6.2f ns/event (+%.2f)\n", on_stop, on_stop - base);
   printf("on:  run_thread, 2 threads  %6.2f and %.2f ns/event\n", w[0].ns, w[1].ns);
   printf("(one thread: %llu blocks, %llu bytes, %llu waits for the writer)\n",
-         (unsigned long long)st.chunks, (unsigned long long)st.bytes,
-         (unsigned long long)st.waits);
+         (unsigned long long)st.chunks, (unsigned long long)st.bytes, (unsigned long long)st.waits);
   return cap.work == 42; /* keep `work` alive */
 }
 
 int main(int argc, char **argv) {
-  if (argc == 3 && !strcmp(argv[1], "--write"))
-    return write_log(argv[2], false);
-  if (argc == 3 && !strcmp(argv[1], "--write-bad"))
-    return write_log(argv[2], true);
-  if (argc == 2 && !strcmp(argv[1], "--bench"))
-    return bench();
+  if (argc == 3 && !strcmp(argv[1], "--write")) return write_log(argv[2], false);
+  if (argc == 3 && !strcmp(argv[1], "--write-bad")) return write_log(argv[2], true);
+  if (argc == 2 && !strcmp(argv[1], "--bench")) return bench();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_off),
       cmocka_unit_test(test_open_errors),

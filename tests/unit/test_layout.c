@@ -29,8 +29,10 @@ static const char *stream(const char *text) {
     Token t = fe_layout_next(&l);
     if (t.kind == T_EOF) break;
     const char *item;
-    if (t.virt) item = t.kind == T_LBRACE ? "<{>" : t.kind == T_RBRACE ? "<}>" : "<;>";
-    else item = lz_strndup(t.text, (size_t)t.len);
+    if (t.virt)
+      item = t.kind == T_LBRACE ? "<{>" : t.kind == T_RBRACE ? "<}>" : "<;>";
+    else
+      item = lz_strndup(t.text, (size_t)t.len);
     out = lz_fmt("%s%s%s", out, *out ? " " : "", item);
   }
   return out;
@@ -50,8 +52,9 @@ static void test_nested_blocks(void **state) {
                       "<{> main = do <{> a <;> b <}> <;> f = 1 <}>");
   assert_string_equal(stream("f = x where\n  x = 1\n  y = 2\n"),
                       "<{> f = x where <{> x = 1 <;> y = 2 <}> <}>");
-  assert_string_equal(stream("g = case x of\n  A -> let y = 1\n           z = 2\n       in y\n  B -> 0"),
-                      "<{> g = case x of <{> A -> let <{> y = 1 <;> z = 2 <}> in y <;> B -> 0 <}> <}>");
+  assert_string_equal(
+      stream("g = case x of\n  A -> let y = 1\n           z = 2\n       in y\n  B -> 0"),
+      "<{> g = case x of <{> A -> let <{> y = 1 <;> z = 2 <}> in y <;> B -> 0 <}> <}>");
 }
 
 static void test_empty_blocks(void **state) {
@@ -63,7 +66,8 @@ static void test_empty_blocks(void **state) {
 
 static void test_nondecreasing_do(void **state) {
   /* GHC: a do block may start at the column of the enclosing block */
-  assert_string_equal(stream("main = do\n  a\n  do\n  b"), "<{> main = do <{> a <;> do <{> b <}> <}> <}>");
+  assert_string_equal(stream("main = do\n  a\n  do\n  b"),
+                      "<{> main = do <{> a <;> do <{> b <}> <}> <}>");
   /* but not a where block */
   assert_string_equal(stream("f = do\n  a\n  where\n  b"),
                       "<{> f = do <{> a <;> where <{> <}> <;> b <}> <}>");
@@ -72,16 +76,19 @@ static void test_nondecreasing_do(void **state) {
 static void test_explicit_braces(void **state) {
   /* (alone, the engine never pops the explicit context: the parser does when it consumes
    * the `}`, so no virtual `}` closes the module block here) */
-  assert_string_equal(stream("f = let { x = 1\n; y = 2 } in x"), "<{> f = let { x = 1 ; y = 2 } in x");
+  assert_string_equal(stream("f = let { x = 1\n; y = 2 } in x"),
+                      "<{> f = let { x = 1 ; y = 2 } in x");
   /* no layout tokens inside explicit braces, even at column 1 */
-  assert_string_equal(stream("module M where {\nx = 1\n;y = 2\n}"), "module M where { x = 1 ; y = 2 }");
+  assert_string_equal(stream("module M where {\nx = 1\n;y = 2\n}"),
+                      "module M where { x = 1 ; y = 2 }");
 }
 
 static void test_tabs(void **state) {
   /* a tab moves to column 9 */
-  assert_string_equal(stream("f = do a\n\tb"), "<{> f = do <{> a b <}> <}>");         /* a at 8 */
-  assert_string_equal(stream("main = do a\n       \tb"), "<{> main = do <{> a <}> b <}>"); /* a at 11 */
-  assert_string_equal(stream("f  = do a\n\tb"), "<{> f = do <{> a <;> b <}> <}>");     /* a at 9 */
+  assert_string_equal(stream("f = do a\n\tb"), "<{> f = do <{> a b <}> <}>"); /* a at 8 */
+  assert_string_equal(stream("main = do a\n       \tb"),
+                      "<{> main = do <{> a <}> b <}>");                            /* a at 11 */
+  assert_string_equal(stream("f  = do a\n\tb"), "<{> f = do <{> a <;> b <}> <}>"); /* a at 9 */
 }
 
 static void test_save_restore(void **state) {
@@ -89,7 +96,8 @@ static void test_save_restore(void **state) {
   FeLexResult r = fe_lex(s);
   FeLayout l;
   fe_layout_init(&l, r.toks, r.n);
-  for (int i = 0; i < 4; i++) fe_layout_next(&l); /* { f = do */
+  for (int i = 0; i < 4; i++)
+    fe_layout_next(&l); /* { f = do */
   FeLayoutSave sv = fe_layout_save(&l);
   Token a = fe_layout_next(&l); /* { */
   fe_layout_next(&l);           /* a */
@@ -121,8 +129,10 @@ static const char *parse_print(const char *text) {
 
 static void test_parse_error_rule(void **state) {
   assert_string_equal(parse_print("f x = let y = 1 in x + y"), "f x = (let {y = 1} in (x + y))");
-  assert_string_equal(parse_print("g = (case x of Just y -> y)"), "g = ((case x of {(Just y) -> y}))");
-  assert_string_equal(parse_print("h = [x | let y = 1, x <- [y]]"), "h = [x | let {y = 1}, x <- [y]]");
+  assert_string_equal(parse_print("g = (case x of Just y -> y)"),
+                      "g = ((case x of {(Just y) -> y}))");
+  assert_string_equal(parse_print("h = [x | let y = 1, x <- [y]]"),
+                      "h = [x | let {y = 1}, x <- [y]]");
   assert_string_equal(parse_print("k = [x | let y = 1]"), "k = [x | let {y = 1}]");
   assert_string_equal(parse_print("t = (do a; b, 1)"), "t = ((do {a; b}), 1)");
   assert_string_equal(parse_print("u = if x then do a else b"), "u = (if x then (do {a}) else b)");
@@ -132,8 +142,9 @@ static void test_parse_error_rule(void **state) {
 }
 
 static void test_where_placement(void **state) {
-  assert_string_equal(parse_print("f x\n  | x > 0 = a\n  | otherwise = b\n  where a = 1\n        b = 2"),
-                      "f x | (x > 0) = a | otherwise = b where {a = 1; b = 2}");
+  assert_string_equal(
+      parse_print("f x\n  | x > 0 = a\n  | otherwise = b\n  where a = 1\n        b = 2"),
+      "f x | (x > 0) = a | otherwise = b where {a = 1; b = 2}");
   /* `where` at the column of the case alternatives belongs to the equation */
   assert_string_equal(parse_print("f x = case x of\n  1 -> y\n  where y = 2"),
                       "f x = (case x of {1 -> y}) where {y = 2}");
@@ -146,7 +157,8 @@ static void test_where_placement(void **state) {
 static void test_do_if_then_else(void **state) {
   assert_string_equal(parse_print("main = do\n  if a\n  then b\n  else c\n  d"),
                       "main = (do {(if a then b else c); d})");
-  assert_string_equal(parse_print("main = do\n  if a then b\n  else c"), "main = (do {(if a then b else c)})");
+  assert_string_equal(parse_print("main = do\n  if a then b\n  else c"),
+                      "main = (do {(if a then b else c)})");
   assert_string_equal(parse_print("main = do\n  x <- getLine\n  let y = x\n      z = y\n  print z"),
                       "main = (do {x <- getLine; let {y = x; z = y}; (print z)})");
 }
@@ -154,8 +166,10 @@ static void test_do_if_then_else(void **state) {
 static void test_explicit_and_mixed(void **state) {
   assert_string_equal(parse_print("module Main where { f = 1 ; g = do { a ; b } }"),
                       "f = 1\ng = (do {a; b})");
-  assert_string_equal(parse_print("f = let { a = 1; b = 2 } in a"), "f = (let {a = 1; b = 2} in a)");
-  assert_string_equal(parse_print("f = case x of { A -> 1\n ; B -> 2 }"), "f = (case x of {A -> 1; B -> 2})");
+  assert_string_equal(parse_print("f = let { a = 1; b = 2 } in a"),
+                      "f = (let {a = 1; b = 2} in a)");
+  assert_string_equal(parse_print("f = case x of { A -> 1\n ; B -> 2 }"),
+                      "f = (case x of {A -> 1; B -> 2})");
   assert_string_equal(parse_print("f = do { ; a ; ; b ; }"), "f = (do {a; b})");
 }
 
@@ -167,11 +181,11 @@ static int run_quiet(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_module_block),   cmocka_unit_test(test_nested_blocks),
-      cmocka_unit_test(test_empty_blocks),   cmocka_unit_test(test_nondecreasing_do),
-      cmocka_unit_test(test_explicit_braces), cmocka_unit_test(test_tabs),
-      cmocka_unit_test(test_save_restore),   cmocka_unit_test(test_parse_error_rule),
-      cmocka_unit_test(test_where_placement), cmocka_unit_test(test_do_if_then_else),
+      cmocka_unit_test(test_module_block),       cmocka_unit_test(test_nested_blocks),
+      cmocka_unit_test(test_empty_blocks),       cmocka_unit_test(test_nondecreasing_do),
+      cmocka_unit_test(test_explicit_braces),    cmocka_unit_test(test_tabs),
+      cmocka_unit_test(test_save_restore),       cmocka_unit_test(test_parse_error_rule),
+      cmocka_unit_test(test_where_placement),    cmocka_unit_test(test_do_if_then_else),
       cmocka_unit_test(test_explicit_and_mixed),
   };
   return cmocka_run_group_tests(tests, run_quiet, NULL);

@@ -102,10 +102,12 @@ static void test_qualified_names(void **state) {
 }
 
 static void test_operators(void **state) {
-  assert_string_equal(render("+ <$> :+: : :: = -> <- => \\ | @ ~ .. \\\\"),
-                      "VARSYM(+) VARSYM(<$>) CONSYM(:+:) CONSYM(:) DCOLON EQUAL RARROW LARROW => LAMBDA "
-                      "BAR AT TILDE DOTDOT VARSYM(\\\\)");
-  assert_string_equal(render("a --> b |-- c"), "VARID(a) VARSYM(-->) VARID(b) VARSYM(|--) VARID(c)");
+  assert_string_equal(
+      render("+ <$> :+: : :: = -> <- => \\ | @ ~ .. \\\\"),
+      "VARSYM(+) VARSYM(<$>) CONSYM(:+:) CONSYM(:) DCOLON EQUAL RARROW LARROW => LAMBDA "
+      "BAR AT TILDE DOTDOT VARSYM(\\\\)");
+  assert_string_equal(render("a --> b |-- c"),
+                      "VARID(a) VARSYM(-->) VARID(b) VARSYM(|--) VARID(c)");
   assert_string_equal(render("a -- comment\nb --- also\nc"), "VARID(a) VARID(b) VARID(c)");
   assert_string_equal(render("x-1"), "VARID(x) VARSYM(-) INT(1)");
 }
@@ -129,10 +131,12 @@ static void test_numbers(void **state) {
   assert_string_equal(render("0 42 007 0x1F 0XfF 0o17 0O7"),
                       "INT(0) INT(42) INT(7) INT(31) INT(255) INT(15) INT(7)");
   assert_string_equal(render("0xFFFFFFFFFFFFFFFFFFFF"), "INT(1208925819614629174706175)");
-  assert_string_equal(render("123456789012345678901234567890"), "INT(123456789012345678901234567890)");
+  assert_string_equal(render("123456789012345678901234567890"),
+                      "INT(123456789012345678901234567890)");
   assert_string_equal(render("1.5 1e3 1.5e-3 2.5E+2 0.5e-2 100.0"),
                       "FRAC(15e-1) FRAC(1e3) FRAC(15e-4) FRAC(25e1) FRAC(5e-3) FRAC(1000e-1)");
-  assert_string_equal(render("[1..5] 1.x 1e"), "[ INT(1) DOTDOT INT(5) ] INT(1) VARSYM(.) VARID(x) INT(1) VARID(e)");
+  assert_string_equal(render("[1..5] 1.x 1e"),
+                      "[ INT(1) DOTDOT INT(5) ] INT(1) VARSYM(.) VARID(x) INT(1) VARID(e)");
   FeLexResult r = lex("9223372036854775807 9223372036854775808 1.5e-3");
   assert_true(r.toks[0].lit->fits);
   assert_int_equal(r.toks[0].lit->i, INT64_MAX);
@@ -141,15 +145,17 @@ static void test_numbers(void **state) {
 }
 
 static void test_chars_and_strings(void **state) {
-  assert_string_equal(render("'a' '\\n' '\\'' '\"' '\\65' '\\x41' '\\o101' '\\DEL' '\\NUL' '\\SOH' '\\^A' '\\^@'"),
-                      "CHAR(97) CHAR(10) CHAR(39) CHAR(34) CHAR(65) CHAR(65) CHAR(65) CHAR(127) CHAR(0) "
-                      "CHAR(1) CHAR(1) CHAR(0)");
+  assert_string_equal(
+      render("'a' '\\n' '\\'' '\"' '\\65' '\\x41' '\\o101' '\\DEL' '\\NUL' '\\SOH' '\\^A' '\\^@'"),
+      "CHAR(97) CHAR(10) CHAR(39) CHAR(34) CHAR(65) CHAR(65) CHAR(65) CHAR(127) CHAR(0) "
+      "CHAR(1) CHAR(1) CHAR(0)");
   assert_string_equal(render("'\\SO' '\\a' '\\v' '\\\\' '\\1114111'"),
                       "CHAR(14) CHAR(7) CHAR(11) CHAR(92) CHAR(1114111)");
   FeLexResult r = lex("\"\\SO\\&H\\SOH\\1234\\&5 a\\\n   \\b\\t\\\"\"");
   const FeLit *l = r.toks[0].lit;
   assert_int_equal(l->kind, L_STRING);
-  const char expect[] = "\x0eH\x01\xd3\x92" "5 ab\t\"";
+  const char expect[] = "\x0eH\x01\xd3\x92"
+                        "5 ab\t\"";
   assert_int_equal(l->len, sizeof expect - 1);
   assert_memory_equal(l->str, expect, sizeof expect - 1);
   r = lex("\"a\\0b\"");
@@ -162,16 +168,20 @@ static void test_chars_and_strings(void **state) {
 }
 
 static void test_literal_errors(void **state) {
-  assert_string_equal(render("x = \"abc\ny"),
-                      "VARID(x) EQUAL ERROR(lexical error in string/character literal at character '\\n')");
+  assert_string_equal(
+      render("x = \"abc\ny"),
+      "VARID(x) EQUAL ERROR(lexical error in string/character literal at character '\\n')");
   assert_string_equal(render("\"a\\qb\""),
                       "ERROR(lexical error in string/character literal at character 'q')");
-  assert_string_equal(render("\"ab"), "ERROR(lexical error in string/character literal at end of input)");
+  assert_string_equal(render("\"ab"),
+                      "ERROR(lexical error in string/character literal at end of input)");
   assert_string_equal(render("'\\1114112'"),
                       "ERROR(numeric escape sequence out of range at character '2')");
-  assert_string_equal(render("\"a\tb\""), "ERROR(lexical error in string/character literal at character '\\t')");
+  assert_string_equal(render("\"a\tb\""),
+                      "ERROR(lexical error in string/character literal at character '\\t')");
   assert_string_equal(render("a \x01"), "VARID(a) ERROR(lexical error at character '\\SOH')");
-  assert_string_equal(render("a \xe2\x80\x8b"), "VARID(a) ERROR(lexical error at character '\\8203')");
+  assert_string_equal(render("a \xe2\x80\x8b"),
+                      "VARID(a) ERROR(lexical error at character '\\8203')");
   assert_string_equal(render("a \xff"), "VARID(a) ERROR(lexical error at character '\\255')");
   FeLexResult r = lex("x\n  \"ab\\z\"");
   assert_int_equal(r.toks[1].kind, T_ERROR);
@@ -180,17 +190,20 @@ static void test_literal_errors(void **state) {
 }
 
 static void test_magic_hash(void **state) {
-  assert_string_equal(render("{-# LANGUAGE MagicHash #-}\nI# 3# 3.0## 'c'# \"ab\"# x# +# unpackCString# -1#"),
-                      "CONID(I#) PINT(3) PDOUBLE(30e-1) PCHAR(99) PSTR(ab) VARID(x#) VARSYM(+#) "
-                      "VARID(unpackCString#) PINT(-1)");
-  assert_string_equal(render("I# 3# x - 1"), "CONID(I) VARSYM(#) INT(3) VARSYM(#) VARID(x) VARSYM(-) INT(1)");
+  assert_string_equal(
+      render("{-# LANGUAGE MagicHash #-}\nI# 3# 3.0## 'c'# \"ab\"# x# +# unpackCString# -1#"),
+      "CONID(I#) PINT(3) PDOUBLE(30e-1) PCHAR(99) PSTR(ab) VARID(x#) VARSYM(+#) "
+      "VARID(unpackCString#) PINT(-1)");
+  assert_string_equal(render("I# 3# x - 1"),
+                      "CONID(I) VARSYM(#) INT(3) VARSYM(#) VARID(x) VARSYM(-) INT(1)");
   FeLexResult r = lex("{-# LANGUAGE MagicHash #-}\nx - 1");
   assert_true(r.magic_hash);
   assert_string_equal(render("{-# LANGUAGE MagicHash #-}\nx - 1"), "VARID(x) VARSYM(-) INT(1)");
 }
 
 static void test_pragmas(void **state) {
-  FeLexResult r = lex("{-# LANGUAGE BangPatterns, NoImplicitPrelude #-}\n{-# OPTIONS_GHC -Wall #-}\nmodule M where");
+  FeLexResult r = lex("{-# LANGUAGE BangPatterns, NoImplicitPrelude #-}\n{-# OPTIONS_GHC -Wall "
+                      "#-}\nmodule M where");
   assert_true(r.bang_patterns);
   assert_true(r.no_implicit_prelude);
   assert_false(r.magic_hash);
@@ -230,12 +243,14 @@ static void test_spans(void **state) {
 static void test_no_crash_on_garbage(void **state) {
   /* every byte value, some truncated constructs: the lexer must just end */
   char buf[300];
-  for (int i = 0; i < 256; i++) buf[i] = (char)(255 - i);
+  for (int i = 0; i < 256; i++)
+    buf[i] = (char)(255 - i);
   memcpy(buf + 256, "'\\x", 4);
   LzSource *s = lz_source_add("g.lz", buf, 260);
   FeLexResult r = fe_lex(s);
   assert_int_equal(r.toks[r.n - 1].kind, T_EOF);
-  const char *cases[] = {"'", "\"\\", "'\\", "{-#", "{-# SCC", "0x", "\"\\^", "'\\SO", "\"\\x\"", "-", "--"};
+  const char *cases[] = {"'",     "\"\\",  "'\\",     "{-#", "{-# SCC", "0x",
+                         "\"\\^", "'\\SO", "\"\\x\"", "-",   "--"};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     r = lex(cases[i]);
     assert_int_equal(r.toks[r.n - 1].kind, T_EOF);
@@ -244,12 +259,18 @@ static void test_no_crash_on_garbage(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_identifiers),      cmocka_unit_test(test_qualified_names),
-      cmocka_unit_test(test_operators),        cmocka_unit_test(test_bang_whitespace),
-      cmocka_unit_test(test_comments),         cmocka_unit_test(test_numbers),
-      cmocka_unit_test(test_chars_and_strings), cmocka_unit_test(test_literal_errors),
-      cmocka_unit_test(test_magic_hash),       cmocka_unit_test(test_pragmas),
-      cmocka_unit_test(test_spans),            cmocka_unit_test(test_no_crash_on_garbage),
+      cmocka_unit_test(test_identifiers),
+      cmocka_unit_test(test_qualified_names),
+      cmocka_unit_test(test_operators),
+      cmocka_unit_test(test_bang_whitespace),
+      cmocka_unit_test(test_comments),
+      cmocka_unit_test(test_numbers),
+      cmocka_unit_test(test_chars_and_strings),
+      cmocka_unit_test(test_literal_errors),
+      cmocka_unit_test(test_magic_hash),
+      cmocka_unit_test(test_pragmas),
+      cmocka_unit_test(test_spans),
+      cmocka_unit_test(test_no_crash_on_garbage),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,15 +31,18 @@ static int count_kind(const CoreExpr *e, CoreExprKind k) {
   case CE_CAST:
   case CE_SCC: return n + count_kind(e->body, k);
   case CE_LET:
-    for (int i = 0; i < e->nbinds; i++) n += count_kind(e->binds[i].rhs, k);
+    for (int i = 0; i < e->nbinds; i++)
+      n += count_kind(e->binds[i].rhs, k);
     return n + count_kind(e->body, k);
   case CE_CASE:
     n += count_kind(e->body, k);
-    for (int i = 0; i < e->nalts; i++) n += count_kind(e->alts[i].rhs, k);
+    for (int i = 0; i < e->nalts; i++)
+      n += count_kind(e->alts[i].rhs, k);
     return n;
   case CE_CON:
   case CE_PRIMOP:
-    for (int i = 0; i < e->nargs; i++) n += count_kind(e->args[i], k);
+    for (int i = 0; i < e->nargs; i++)
+      n += count_kind(e->args[i], k);
     return n;
   }
   return n;
@@ -58,15 +61,18 @@ static int count_primop(const CoreExpr *e, int op) {
   case CE_CAST:
   case CE_SCC: return n + count_primop(e->body, op);
   case CE_LET:
-    for (int i = 0; i < e->nbinds; i++) n += count_primop(e->binds[i].rhs, op);
+    for (int i = 0; i < e->nbinds; i++)
+      n += count_primop(e->binds[i].rhs, op);
     return n + count_primop(e->body, op);
   case CE_CASE:
     n += count_primop(e->body, op);
-    for (int i = 0; i < e->nalts; i++) n += count_primop(e->alts[i].rhs, op);
+    for (int i = 0; i < e->nalts; i++)
+      n += count_primop(e->alts[i].rhs, op);
     return n;
   case CE_CON:
   case CE_PRIMOP:
-    for (int i = 0; i < e->nargs; i++) n += count_primop(e->args[i], op);
+    for (int i = 0; i < e->nargs; i++)
+      n += count_primop(e->args[i], op);
     return n;
   }
   return n;
@@ -77,8 +83,8 @@ static bool mentions_global(const CoreExpr *e, const char *name, bool prefix) {
   if (!e) return false;
   switch (e->kind) {
   case CE_VAR:
-    return e->var->global &&
-           (prefix ? strncmp(e->var->name, name, strlen(name)) == 0 : strcmp(e->var->name, name) == 0);
+    return e->var->global && (prefix ? strncmp(e->var->name, name, strlen(name)) == 0
+                                     : strcmp(e->var->name, name) == 0);
   case CE_LIT: return false;
   case CE_APP: return mentions_global(e->fn, name, prefix) || mentions_global(e->arg, name, prefix);
   case CE_TYAPP: return mentions_global(e->fn, name, prefix);
@@ -107,7 +113,8 @@ static bool mentions_global(const CoreExpr *e, const char *name, bool prefix) {
 static CoreBind *find_bind(CoreProgram *p, const char *name) {
   for (int g = 0; g < p->groups.len; g++)
     for (int i = 0; i < p->groups.data[g].nbinds; i++)
-      if (strcmp(p->groups.data[g].binds[i].var->name, name) == 0) return &p->groups.data[g].binds[i];
+      if (strcmp(p->groups.data[g].binds[i].var->name, name) == 0)
+        return &p->groups.data[g].binds[i];
   return NULL;
 }
 
@@ -160,8 +167,10 @@ static void main_returning(CoreExpr *e, CoreType *t) {
 /* The expression main returns, after optimisation. */
 static CoreExpr *main_result(void) {
   CoreExpr *e = find_bind(W.p, "main")->rhs;
-  while (e->kind == CE_CAST || e->kind == CE_LAM) e = e->body;
-  while (e->kind == CE_LET) e = e->body;
+  while (e->kind == CE_CAST || e->kind == CE_LAM)
+    e = e->body;
+  while (e->kind == CE_LET)
+    e = e->body;
   assert_int_equal(e->kind, CE_CON);
   assert_ptr_equal(e->con, W.ioresc);
   return e->args[1];
@@ -227,9 +236,10 @@ static void test_no_folding_of_failing_quot(void **state) {
   CoreExpr *ok = mk_primop(P_INT_QUOT, ip, 2, (CoreExpr *[]){lit_int(7), lit_int(2)});
   CoreType *it = INT();
   CoreExpr *pair = con_app(W.just, 1, &it, 1, (CoreExpr *[]){con_app(W.ihash, 0, NULL, 1, &q)});
-  main_returning(con_app(W.cons, 1, (CoreType *[]){TA(W.maybe, INT())}, 2,
-                         (CoreExpr *[]){pair, con_app(W.nil, 1, (CoreType *[]){TA(W.maybe, INT())}, 0, NULL)}),
-                 TA(W.list, TA(W.maybe, INT())));
+  main_returning(
+      con_app(W.cons, 1, (CoreType *[]){TA(W.maybe, INT())}, 2,
+              (CoreExpr *[]){pair, con_app(W.nil, 1, (CoreType *[]){TA(W.maybe, INT())}, 0, NULL)}),
+      TA(W.list, TA(W.maybe, INT())));
   (void)ok;
   optimise_clean();
   assert_int_equal(count_primop(main_result(), P_INT_QUOT), 1); /* division by zero stays */
@@ -342,7 +352,8 @@ static void test_case_of_case(void **state) {
   assert_int_equal(r->kind, CE_CASE);
   assert_int_equal(r->alts[0].rhs->kind, CE_CASE);
   CoreExpr *c = r->alts[0].rhs;
-  for (int i = 0; i < c->nalts; i++) assert_int_equal(c->alts[i].rhs->kind, CE_CON);
+  for (int i = 0; i < c->nalts; i++)
+    assert_int_equal(c->alts[i].rhs->kind, CE_CON);
   assert_true(count_kind(find_bind(W.p, "main")->rhs, CE_CASE) < before);
 }
 
@@ -377,8 +388,10 @@ static void *compile_job(void *arg) {
   Job *j = arg;
   FeOptions o = {0};
   o.stdlib_dir = LZ_STDLIB_DIR;
-  if (j->text) j->p = fe_compile_text(j->path, j->text, strlen(j->text), &o);
-  else j->p = fe_compile(j->path, &o);
+  if (j->text)
+    j->p = fe_compile_text(j->path, j->text, strlen(j->text), &o);
+  else
+    j->p = fe_compile(j->path, &o);
   return NULL;
 }
 
@@ -427,9 +440,10 @@ static int optimise_big_stack(CoreProgram *p, int level) {
 
 static void test_nfib_becomes_a_loop_on_int_hash(void **state) {
   (void)state;
-  CoreProgram *p = compile("nfib.lz", "nfib :: Int -> Int\n"
-                                      "nfib n = if n < 2 then 1 else nfib (n - 1) + nfib (n - 2) + 1\n"
-                                      "main :: IO ()\nmain = print (nfib 20)\n");
+  CoreProgram *p =
+      compile("nfib.lz", "nfib :: Int -> Int\n"
+                         "nfib n = if n < 2 then 1 else nfib (n - 1) + nfib (n - 2) + 1\n"
+                         "main :: IO ()\nmain = print (nfib 20)\n");
   assert_non_null(p);
   int apps_before = count_kind(find_bind(p, "nfib")->rhs, CE_APP);
   assert_true(mentions_global(find_bind(p, "nfib")->rhs, "$fNumInt", false));
@@ -494,10 +508,11 @@ static void test_local_loop_unboxes_arguments_evaluated_at_every_call(void **sta
 
 static void test_dictionary_methods_become_primops(void **state) {
   (void)state;
-  CoreProgram *p = compile("cmp.lz", "f :: Int -> Int -> Bool\n"
-                                     "f x y = x == y || x < y\n"
-                                     "main :: IO ()\n"
-                                     "main = print (length (filter id (zipWith f [1 .. 100] [50 .. 150])))\n");
+  CoreProgram *p =
+      compile("cmp.lz", "f :: Int -> Int -> Bool\n"
+                        "f x y = x == y || x < y\n"
+                        "main :: IO ()\n"
+                        "main = print (length (filter id (zipWith f [1 .. 100] [50 .. 150])))\n");
   assert_non_null(p);
   assert_int_equal(optimise_big_stack(p, 1), 0);
   /* wherever f ended up (it may be inlined), the comparisons are primitive */
@@ -534,19 +549,21 @@ static void test_specialisation(void **state) {
   for (int g = 0; g < p->groups.len; g++)
     for (int i = 0; i < p->groups.data[g].nbinds; i++) {
       CoreBind *b = &p->groups.data[g].binds[i];
-      if (strncmp(b->var->name, "$smySum", 7) != 0 && strncmp(b->var->name, "$w$smySum", 9) != 0) continue;
+      if (strncmp(b->var->name, "$smySum", 7) != 0 && strncmp(b->var->name, "$w$smySum", 9) != 0)
+        continue;
       specs++;
       assert_false(mentions_global(b->rhs, "+", false)); /* the method is gone */
     }
-  assert_true(specs >= 2); /* one copy at Int, one at Double */
+  assert_true(specs >= 2);            /* one copy at Int, one at Double */
   assert_null(find_bind(p, "mySum")); /* the overloaded original is dead */
 }
 
 static void test_golden_corpus_optimises_with_clean_lint(void **state) {
   (void)state;
-  const char *names[] = {"nqueens", "primes_sieve", "typeclass_shapes", "state_monad", "records",
-                         "huffman", "interpreter", "numeric_classes", "lazy_streams", "seq_strict",
-                         "mutual_recursion", "show_instances", "parser_monad", "json_pretty"};
+  const char *names[] = {"nqueens",      "primes_sieve", "typeclass_shapes", "state_monad",
+                         "records",      "huffman",      "interpreter",      "numeric_classes",
+                         "lazy_streams", "seq_strict",   "mutual_recursion", "show_instances",
+                         "parser_monad", "json_pretty"};
   int done = 0;
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     char *path = lz_fmt("%s/golden/%s.lz", LZ_TESTS_DIR, names[i]);
@@ -555,10 +572,12 @@ static void test_golden_corpus_optimises_with_clean_lint(void **state) {
     free(copy);
     if (!p) continue; /* a front-end gap, not ours */
     int nodes_before = 0;
-    for (int g = 0; g < p->groups.len; g++) nodes_before += p->groups.data[g].nbinds;
+    for (int g = 0; g < p->groups.len; g++)
+      nodes_before += p->groups.data[g].nbinds;
     if (optimise_big_stack(p, 2) != 0) fail_msg("lint failed after optimising %s", names[i]);
     int nodes_after = 0;
-    for (int g = 0; g < p->groups.len; g++) nodes_after += p->groups.data[g].nbinds;
+    for (int g = 0; g < p->groups.len; g++)
+      nodes_after += p->groups.data[g].nbinds;
     assert_true(nodes_after < nodes_before); /* at least the unreachable library is gone */
     done++;
   }

@@ -53,10 +53,10 @@ static const char *errors(const char *text) {
   return buf;
 }
 
-#define assert_contains(hay, needle)                                                         \
-  do {                                                                                     \
-    const char *h_ = (hay);                                                                \
-    if (!strstr(h_, (needle))) fail_msg("expected \"%s\" in:\n%s", (needle), h_);          \
+#define assert_contains(hay, needle)                                                               \
+  do {                                                                                             \
+    const char *h_ = (hay);                                                                        \
+    if (!strstr(h_, (needle))) fail_msg("expected \"%s\" in:\n%s", (needle), h_);                  \
   } while (0)
 
 /* ---- expressions ----------------------------------------------------------------------- */
@@ -83,7 +83,8 @@ static void test_expressions(void **state) {
   assert_string_equal(pp("y = - x ^ 2"), "y = (- x ^ 2)");
   assert_string_equal(pp("z = {-# SCC \"z\" #-} f x + 1"), "z = ({-# SCC \"z\" #-} ((f x) + 1))");
   assert_string_equal(pp("z = {-# SCC z #-} \\y -> y"), "z = ({-# SCC \"z\" #-} (\\y -> y))");
-  assert_string_equal(pp("{-# LANGUAGE BangPatterns #-}\nl = \\ ~(a, b) !c _ -> a"), "l = (\\ ~(a, b) !c _ -> a)");
+  assert_string_equal(pp("{-# LANGUAGE BangPatterns #-}\nl = \\ ~(a, b) !c _ -> a"),
+                      "l = (\\ ~(a, b) !c _ -> a)");
 }
 
 static void test_sections(void **state) {
@@ -114,10 +115,14 @@ static void test_records(void **state) {
 static void test_case_do_let(void **state) {
   assert_string_equal(pp("p = let f 0 = 1\n        f n = n * f (n - 1)\n    in f 5"),
                       "p = (let {f 0 = 1; f n = (n * (f ((n - 1))))} in (f 5))");
-  assert_string_equal(pp("q = case x of\n  Just y | y > 0 -> 1\n         | otherwise -> 2\n  Nothing -> 3 where z = 1"),
-                      "q = (case x of {(Just y) | (y > 0) -> 1 | otherwise -> 2; Nothing -> 3 where {z = 1}})");
-  assert_string_equal(pp("r = do\n  (a, b) <- foo\n  ~(c, d) <- bar\n  Just e <- baz\n  let g x = x\n  return (g a)"),
-                      "r = (do {(a, b) <- foo; ~(c, d) <- bar; (Just e) <- baz; let {g x = x}; (return ((g a)))})");
+  assert_string_equal(
+      pp("q = case x of\n  Just y | y > 0 -> 1\n         | otherwise -> 2\n  Nothing -> 3 where z "
+         "= 1"),
+      "q = (case x of {(Just y) | (y > 0) -> 1 | otherwise -> 2; Nothing -> 3 where {z = 1}})");
+  assert_string_equal(
+      pp("r = do\n  (a, b) <- foo\n  ~(c, d) <- bar\n  Just e <- baz\n  let g x = x\n  return (g "
+         "a)"),
+      "r = (do {(a, b) <- foo; ~(c, d) <- bar; (Just e) <- baz; let {g x = x}; (return ((g a)))})");
   assert_string_equal(pp("r = do\n  _ <- a\n  x : xs <- b\n  let y = 1 in print y"),
                       "r = (do {_ <- a; (x : xs) <- b; (let {y = 1} in (print y))})");
   assert_string_equal(pp("ff = case n of { -1 -> 0; 0 -> 1; _ -> 2 }"),
@@ -135,12 +140,14 @@ static void test_bindings(void **state) {
                       "f !x = x\n!z = 1\ng = (let {!y = 1} in y)");
   assert_string_equal(pp("(<+>) a b = a\n(.+.) = 1\nx `op` y = x\nx <+> y = y"),
                       "(<+>) a b = a\n(.+.) = 1\nx `op` y = x\nx <+> y = y");
-  assert_string_equal(pp("Just a = b\n(a, b) = c\n[x] = y\nx : xs = ys\n~(p, q) = r\nx@(Just _) = y"),
-                      "(Just a) = b\n(a, b) = c\n[x] = y\n(x : xs) = ys\n~(p, q) = r\nx@((Just _)) = y");
-  assert_string_equal(pp("f (-1) = 0\nf (x:xs) = 1\nf [a, b] = 2\nf (C { g = 3 }) = 4\nf C {} = 5\n"
-                         "f x@(Just ~(a, b)) = 6\nf \"str\" = 7\nf 'c' = 8\nf _ = 9"),
-                      "f ((-1)) = 0; f ((x : xs)) = 1; f [a, b] = 2; f (C {g = 3}) = 4; f C {} = 5; "
-                      "f x@((Just ~(a, b))) = 6; f \"str\" = 7; f 'c' = 8; f _ = 9");
+  assert_string_equal(
+      pp("Just a = b\n(a, b) = c\n[x] = y\nx : xs = ys\n~(p, q) = r\nx@(Just _) = y"),
+      "(Just a) = b\n(a, b) = c\n[x] = y\n(x : xs) = ys\n~(p, q) = r\nx@((Just _)) = y");
+  assert_string_equal(
+      pp("f (-1) = 0\nf (x:xs) = 1\nf [a, b] = 2\nf (C { g = 3 }) = 4\nf C {} = 5\n"
+         "f x@(Just ~(a, b)) = 6\nf \"str\" = 7\nf 'c' = 8\nf _ = 9"),
+      "f ((-1)) = 0; f ((x : xs)) = 1; f [a, b] = 2; f (C {g = 3}) = 4; f C {} = 5; "
+      "f x@((Just ~(a, b))) = 6; f \"str\" = 7; f 'c' = 8; f _ = 9");
   /* consecutive equations are grouped; variable bindings are not */
   FeModule *m = parse("f 0 = 1\nf n = n\ng = 1\nf x = 2\nx = 1\nx = 2");
   assert_non_null(m);
@@ -157,7 +164,8 @@ static void test_bindings(void **state) {
 static void test_signatures_and_fixity(void **state) {
   assert_string_equal(pp("f, g :: (Eq a, Show a) => a -> [a] -> (a, b) -> ()"),
                       "f, g :: (Eq a, Show a) => (a -> ([a] -> ((a, b) -> ())))");
-  assert_string_equal(pp("h :: Eq a => a\n(+++) :: m a -> m a"), "h :: (Eq a) => a\n(+++) :: ((m a) -> (m a))");
+  assert_string_equal(pp("h :: Eq a => a\n(+++) :: m a -> m a"),
+                      "h :: (Eq a) => a\n(+++) :: ((m a) -> (m a))");
   assert_string_equal(pp("k :: (->) a b\nu :: [] Int\nv :: (,) a b\nw :: M.T"),
                       "k :: (((->) a) b)\nu :: [Int]\nv :: (a, b)\nw :: M.T");
   assert_string_equal(pp("infixl 6 <+>, `op`\ninfix 4 ==.\ninfixr :+"),
@@ -165,23 +173,29 @@ static void test_signatures_and_fixity(void **state) {
 }
 
 static void test_data_and_classes(void **state) {
-  assert_string_equal(pp("data T a = A !Int a | B { f :: Int, g, h :: !a } | Int :+: a | (:*:) Int Int "
-                         "deriving (Show, Eq)"),
-                      "data T a = A !Int a | B {f :: Int, g :: !a, h :: !a} | Int :+: a | (:*:) Int Int "
-                      "deriving (Show, Eq)");
-  assert_string_equal(pp("data E\ndata C = R | G deriving Show\ndata P = Maybe Int :* !Int\ndata Q = Int `Q` Int"),
-                      "data E\ndata C = R | G deriving (Show)\ndata P = (Maybe Int) :* !Int\ndata Q = Int `Q` Int");
-  assert_string_equal(pp("newtype S a = S { runS :: Int -> (a, Int) }\nnewtype N = N Int deriving (Eq)"),
-                      "newtype S a = S {runS :: (Int -> (a, Int))}\nnewtype N = N Int deriving (Eq)");
+  assert_string_equal(
+      pp("data T a = A !Int a | B { f :: Int, g, h :: !a } | Int :+: a | (:*:) Int Int "
+         "deriving (Show, Eq)"),
+      "data T a = A !Int a | B {f :: Int, g :: !a, h :: !a} | Int :+: a | (:*:) Int Int "
+      "deriving (Show, Eq)");
+  assert_string_equal(
+      pp("data E\ndata C = R | G deriving Show\ndata P = Maybe Int :* !Int\ndata Q = Int `Q` Int"),
+      "data E\ndata C = R | G deriving (Show)\ndata P = (Maybe Int) :* !Int\ndata Q = Int `Q` Int");
+  assert_string_equal(
+      pp("newtype S a = S { runS :: Int -> (a, Int) }\nnewtype N = N Int deriving (Eq)"),
+      "newtype S a = S {runS :: (Int -> (a, Int))}\nnewtype N = N Int deriving (Eq)");
   assert_string_equal(pp("type P a = (a, [a])"), "type P a = (a, [a])");
-  assert_string_equal(pp("class (Eq a, Show a) => C a where\n  m :: a -> a\n  m = id\n  infixl 6 <+>\n  (<+>) :: a -> a -> a"),
-                      "class (Eq a, Show a) => C a where {m :: (a -> a); m = id; infixl 6 <+>; (<+>) :: (a -> (a -> a))}");
+  assert_string_equal(pp("class (Eq a, Show a) => C a where\n  m :: a -> a\n  m = id\n  infixl 6 "
+                         "<+>\n  (<+>) :: a -> a -> a"),
+                      "class (Eq a, Show a) => C a where {m :: (a -> a); m = id; infixl 6 <+>; "
+                      "(<+>) :: (a -> (a -> a))}");
   assert_string_equal(pp("class Functor f where fmap :: (a -> b) -> f a -> f b"),
                       "class Functor f where {fmap :: ((a -> b) -> ((f a) -> (f b)))}");
-  assert_string_equal(pp("instance C a => C [a] where\n  m x = x\ninstance C ((->) r)\ninstance C (a, b)\n"
-                         "instance Show a => C (Maybe a)\ninstance C Int where"),
-                      "instance (C a) => C [a] where {m x = x}\ninstance C ((->) r)\ninstance C (a, b)\n"
-                      "instance (Show a) => C (Maybe a)\ninstance C Int");
+  assert_string_equal(
+      pp("instance C a => C [a] where\n  m x = x\ninstance C ((->) r)\ninstance C (a, b)\n"
+         "instance Show a => C (Maybe a)\ninstance C Int where"),
+      "instance (C a) => C [a] where {m x = x}\ninstance C ((->) r)\ninstance C (a, b)\n"
+      "instance (Show a) => C (Maybe a)\ninstance C Int");
   FeModule *m = parse("class Eq a => Ord a where\n  compare :: a -> a -> Ordering");
   assert_non_null(m);
   FeDecl *c = m->decls.data[0];
@@ -218,35 +232,46 @@ static void test_module_header(void **state) {
   m = parse("main = print 1");
   assert_string_equal(m->name.name, "Main");
   assert_false(m->has_exports);
-  m = parse("{-# LANGUAGE MagicHash, NoImplicitPrelude #-}\nmodule Lz.Base where\n"
-            "foreign import prim \"intAdd#\" (+#) :: Int# -> Int# -> Int#\ndefault (Integer, Double)\n"
-            "f (I# x) = case x of { 1# -> 'c'#; _ -> 'd'# }\ng = \"abc\"# `h` 3.0##");
+  m = parse(
+      "{-# LANGUAGE MagicHash, NoImplicitPrelude #-}\nmodule Lz.Base where\n"
+      "foreign import prim \"intAdd#\" (+#) :: Int# -> Int# -> Int#\ndefault (Integer, Double)\n"
+      "f (I# x) = case x of { 1# -> 'c'#; _ -> 'd'# }\ng = \"abc\"# `h` 3.0##");
   assert_non_null(m);
   assert_true(m->magic_hash && m->no_implicit_prelude && !m->bang_patterns);
   assert_string_equal(decls_text(m),
-                      "foreign import prim \"intAdd#\" (+#) :: (Int# -> (Int# -> Int#))\ndefault (Integer, Double)\n"
+                      "foreign import prim \"intAdd#\" (+#) :: (Int# -> (Int# -> Int#))\ndefault "
+                      "(Integer, Double)\n"
                       "f ((I# x)) = (case x of {1# -> 'c'#; _ -> 'd'#})\ng = (\"abc\"# `h` 3.0##)");
 }
 
 /* ---- errors -------------------------------------------------------------------------------- */
 
 static void test_parse_errors(void **state) {
-  assert_contains(errors("main = do\n  print 1 )\n"), "t.lz:2:11: error:\n    \xe2\x80\xa2 parse error on input \xe2\x80\x98)\xe2\x80\x99");
+  assert_contains(
+      errors("main = do\n  print 1 )\n"),
+      "t.lz:2:11: error:\n    \xe2\x80\xa2 parse error on input \xe2\x80\x98)\xe2\x80\x99");
   assert_contains(errors("f x = (x\ng = 2\n"),
-                  "t.lz:2:1: error:\n    \xe2\x80\xa2 parse error (possibly incorrect indentation or mismatched brackets)");
+                  "t.lz:2:1: error:\n    \xe2\x80\xa2 parse error (possibly incorrect indentation "
+                  "or mismatched brackets)");
   assert_contains(errors("main = do\n  print (1\n"), "t.lz:3:1: error:");
   assert_contains(errors("main = do\n  x <- foo\n"),
-                  "t.lz:2:3: error:\n    \xe2\x80\xa2 The last statement in a 'do' block must be an expression");
+                  "t.lz:2:3: error:\n    \xe2\x80\xa2 The last statement in a 'do' block must be "
+                  "an expression");
   assert_contains(errors("import A\nf = 1\nimport B\n"), "t.lz:3:1: error:");
   assert_contains(errors("main = do\n  let x = 1\n  in print x\n"), "t.lz:3:3: error:");
   assert_contains(errors("f x = case x of\n  1 -> 2\n 2 -> 3\n"), "t.lz:1:7: error:");
   assert_contains(errors("infixl 10 +++\n"), "Precedence out of range: 10");
-  assert_contains(errors("f x = 1\nf x y = 2\n"), "Equations for \xe2\x80\x98" "f\xe2\x80\x99 have different numbers of arguments");
+  assert_contains(errors("f x = 1\nf x y = 2\n"),
+                  "Equations for \xe2\x80\x98"
+                  "f\xe2\x80\x99 have different numbers of arguments");
   /* a later parse error wins over an error GHC finds after parsing */
   assert_contains(errors("f = do {}\ng = 1\nh = (\n"), "t.lz:4:1: error:");
-  assert_contains(errors("f !x = x\n"), "t.lz:1:3: error:\n    \xe2\x80\xa2 Illegal bang-pattern (use BangPatterns):\n      !x");
+  assert_contains(
+      errors("f !x = x\n"),
+      "t.lz:1:3: error:\n    \xe2\x80\xa2 Illegal bang-pattern (use BangPatterns):\n      !x");
   assert_contains(errors("x = a !b\n"), "Bang pattern in expression context: !b");
-  assert_contains(errors("x = \"abc\n"), "t.lz:1:9: error:\n    \xe2\x80\xa2 lexical error in string/character literal at character '\\n'");
+  assert_contains(errors("x = \"abc\n"), "t.lz:1:9: error:\n    \xe2\x80\xa2 lexical error in "
+                                         "string/character literal at character '\\n'");
   assert_contains(errors("x = 1 {- abc\n"), "t.lz:1:7: error:\n    \xe2\x80\xa2 unterminated `{-'");
 }
 
@@ -257,14 +282,20 @@ static void test_not_in_lz(void **state) {
   assert_contains(errors("instance C Int Bool\n"), "Too many parameters for class");
   assert_contains(errors("f :: forall a. a -> a\n"), "is not supported in Lz");
   assert_contains(errors("type family F a\n"), "type families are not supported in Lz");
-  assert_contains(errors("data Eq a => T a = T a\n"), "Illegal datatype context (use DatatypeContexts): Eq a =>");
-  assert_contains(errors("foreign import ccall \"sin\" c_sin :: Double -> Double\n"), "The FFI is not supported in Lz");
-  assert_contains(errors("$(makeLenses ''T)\n"), "Template Haskell splices are not supported in Lz");
+  assert_contains(errors("data Eq a => T a = T a\n"),
+                  "Illegal datatype context (use DatatypeContexts): Eq a =>");
+  assert_contains(errors("foreign import ccall \"sin\" c_sin :: Double -> Double\n"),
+                  "The FFI is not supported in Lz");
+  assert_contains(errors("$(makeLenses ''T)\n"),
+                  "Template Haskell splices are not supported in Lz");
   assert_contains(errors("f = (1,)\n"), "tuple sections are not supported in Lz");
   assert_contains(errors("f = \\case { _ -> 1 }\n"), "LambdaCase");
-  assert_contains(errors("f :: (MonadState s m) => m ()\n"), "multi-parameter type classes are not supported in Lz");
-  assert_contains(errors("{-# LANGUAGE MagicHash #-}\nf x = (# x, x #)\n"), "t.lz:2:7: error:\n    \xe2\x80\xa2 unboxed tuples are not supported in Lz");
-  assert_contains(errors("{-# LANGUAGE MagicHash #-}\nf :: Int -> (# Int, Int #)\n"), "unboxed tuples are not supported in Lz");
+  assert_contains(errors("f :: (MonadState s m) => m ()\n"),
+                  "multi-parameter type classes are not supported in Lz");
+  assert_contains(errors("{-# LANGUAGE MagicHash #-}\nf x = (# x, x #)\n"),
+                  "t.lz:2:7: error:\n    \xe2\x80\xa2 unboxed tuples are not supported in Lz");
+  assert_contains(errors("{-# LANGUAGE MagicHash #-}\nf :: Int -> (# Int, Int #)\n"),
+                  "unboxed tuples are not supported in Lz");
 }
 
 /* ---- fixity resolution --------------------------------------------------------------------- */
@@ -273,9 +304,10 @@ static const struct {
   const char *op;
   FeAssoc assoc;
   int prec;
-} fixities[] = {{"+", ASSOC_LEFT, 6},  {"-", ASSOC_LEFT, 6},   {"*", ASSOC_LEFT, 7},   {"^", ASSOC_RIGHT, 8},
-                {":", ASSOC_RIGHT, 5}, {"==", ASSOC_NONE, 4},  {"$", ASSOC_RIGHT, 0},  {"&&", ASSOC_RIGHT, 3},
-                {".", ASSOC_RIGHT, 9}, {"+++", ASSOC_LEFT, 6}, {"***", ASSOC_RIGHT, 6}, {"div", ASSOC_LEFT, 7},
+} fixities[] = {{"+", ASSOC_LEFT, 6},   {"-", ASSOC_LEFT, 6},    {"*", ASSOC_LEFT, 7},
+                {"^", ASSOC_RIGHT, 8},  {":", ASSOC_RIGHT, 5},   {"==", ASSOC_NONE, 4},
+                {"$", ASSOC_RIGHT, 0},  {"&&", ASSOC_RIGHT, 3},  {".", ASSOC_RIGHT, 9},
+                {"+++", ASSOC_LEFT, 6}, {"***", ASSOC_RIGHT, 6}, {"div", ASSOC_LEFT, 7},
                 {":+", ASSOC_NONE, 6}};
 
 static void set_ref(FeIdent *id) {
@@ -296,21 +328,21 @@ static FeExpr *resolve_all(FeExpr *e) {
   switch (e->kind) {
   case E_OPSEQ:
     for (int i = 0; i < e->args.len; i++) {
-      if (e->args.data[i]->is_op) set_ref(&e->args.data[i]->id);
-      else if (!e->args.data[i]->is_neg) e->args.data[i] = resolve_all(e->args.data[i]);
+      if (e->args.data[i]->is_op)
+        set_ref(&e->args.data[i]->id);
+      else if (!e->args.data[i]->is_neg)
+        e->args.data[i] = resolve_all(e->args.data[i]);
     }
     return fe_fixity_resolve_expr(e);
   case E_APP:
     e->fn = resolve_all(e->fn);
-    for (int i = 0; i < e->args.len; i++) e->args.data[i] = resolve_all(e->args.data[i]);
+    for (int i = 0; i < e->args.len; i++)
+      e->args.data[i] = resolve_all(e->args.data[i]);
     return e;
   case E_PAREN:
   case E_NEG:
-  case E_LAM:
-    e->e1 = resolve_all(e->e1);
-    return e;
-  default:
-    return e;
+  case E_LAM: e->e1 = resolve_all(e->e1); return e;
+  default: return e;
   }
 }
 
@@ -355,15 +387,18 @@ static const char *resolve_error(const char *expr) {
 }
 
 static void test_fixity_errors(void **state) {
-  assert_contains(resolve_error("1 +++ 2 *** 3"),
-                  "t.lz:1:5: error:\n    \xe2\x80\xa2 Precedence parsing error\n"
-                  "          cannot mix \xe2\x80\x98+++\xe2\x80\x99 [infixl 6] and \xe2\x80\x98***\xe2\x80\x99 "
-                  "[infixr 6] in the same infix expression");
-  assert_contains(resolve_error("a == b == c"),
-                  "cannot mix \xe2\x80\x98==\xe2\x80\x99 [infix 4] and \xe2\x80\x98==\xe2\x80\x99 [infix 4]");
-  assert_contains(resolve_error("1 + - 2"),
-                  "cannot mix \xe2\x80\x98+\xe2\x80\x99 [infixl 6] and prefix `-' [infixl 6] in the same infix expression");
-  assert_contains(resolve_error("x ^ - 1"), "cannot mix \xe2\x80\x98^\xe2\x80\x99 [infixr 8] and prefix `-'");
+  assert_contains(
+      resolve_error("1 +++ 2 *** 3"),
+      "t.lz:1:5: error:\n    \xe2\x80\xa2 Precedence parsing error\n"
+      "          cannot mix \xe2\x80\x98+++\xe2\x80\x99 [infixl 6] and \xe2\x80\x98***\xe2\x80\x99 "
+      "[infixr 6] in the same infix expression");
+  assert_contains(
+      resolve_error("a == b == c"),
+      "cannot mix \xe2\x80\x98==\xe2\x80\x99 [infix 4] and \xe2\x80\x98==\xe2\x80\x99 [infix 4]");
+  assert_contains(resolve_error("1 + - 2"), "cannot mix \xe2\x80\x98+\xe2\x80\x99 [infixl 6] and "
+                                            "prefix `-' [infixl 6] in the same infix expression");
+  assert_contains(resolve_error("x ^ - 1"),
+                  "cannot mix \xe2\x80\x98^\xe2\x80\x99 [infixr 8] and prefix `-'");
   assert_string_equal(resolve_error("- 2 + 3"), "NO ERROR");
   assert_string_equal(resolve_error("a == (b == c)"), "NO ERROR");
 }
@@ -375,8 +410,10 @@ static FePat *resolve_pat(FePat *p) {
   }
   if (p->kind != P_OPSEQ) return p;
   for (int i = 0; i < p->args.len; i++) {
-    if (p->args.data[i]->is_op) set_ref(&p->args.data[i]->id);
-    else p->args.data[i] = resolve_pat(p->args.data[i]);
+    if (p->args.data[i]->is_op)
+      set_ref(&p->args.data[i]->id);
+    else
+      p->args.data[i] = resolve_pat(p->args.data[i]);
   }
   return fe_fixity_resolve_pat(p);
 }
@@ -411,7 +448,8 @@ static void test_long_operator_chain(void **state) {
   assert_non_null(m);
   FeExpr *e = resolve_all(m->decls.data[0]->matches.data[0]->rhs->plain);
   int depth = 0;
-  while (e->kind == E_APP) e = e->args.data[0], depth++;
+  while (e->kind == E_APP)
+    e = e->args.data[0], depth++;
   assert_int_equal(depth, n);
 }
 
@@ -453,36 +491,45 @@ static void test_corpus(void **state) {
 }
 
 static void test_deep_nesting(void **state) {
-  const char *open[] = {"(", "[", "(\\x -> ", "(let y = ", "(if x then ", "(case x of _ -> ", "(- ", "("};
+  const char *open[] = {"(",   "[", "(\\x -> ", "(let y = ", "(if x then ", "(case x of _ -> ",
+                        "(- ", "("};
   const char *close[] = {")", "]", ")", " in y)", " else 0)", ")", ")", ")"};
   for (size_t k = 0; k < sizeof open / sizeof *open; k++) {
     char *t = "x = ";
-    for (int i = 0; i < 1000; i++) t = lz_fmt("%s%s", t, open[k]);
+    for (int i = 0; i < 1000; i++)
+      t = lz_fmt("%s%s", t, open[k]);
     t = lz_fmt("%s1", t);
-    for (int i = 0; i < 1000; i++) t = lz_fmt("%s%s", t, close[k]);
+    for (int i = 0; i < 1000; i++)
+      t = lz_fmt("%s%s", t, close[k]);
     assert_contains(errors(t), "too deeply nested");
   }
   char *t = "f :: ";
-  for (int i = 0; i < 1000; i++) t = lz_fmt("%s[", t);
+  for (int i = 0; i < 1000; i++)
+    t = lz_fmt("%s[", t);
   assert_contains(errors(t), "too deeply nested");
   t = "f ";
-  for (int i = 0; i < 1000; i++) t = lz_fmt("%s(Just ", t);
+  for (int i = 0; i < 1000; i++)
+    t = lz_fmt("%s(Just ", t);
   assert_contains(errors(t), "too deeply nested");
   /* moderately deep is fine */
   t = "x = ";
-  for (int i = 0; i < 100; i++) t = lz_fmt("%s(", t);
+  for (int i = 0; i < 100; i++)
+    t = lz_fmt("%s(", t);
   t = lz_fmt("%s1", t);
-  for (int i = 0; i < 100; i++) t = lz_fmt("%s)", t);
+  for (int i = 0; i < 100; i++)
+    t = lz_fmt("%s)", t);
   assert_non_null(parse(t));
 }
 
 static void test_mutations(void **state) {
   /* random damage to a program full of layout: errors, never crashes or hangs */
-  const char *base = "module Main (main) where\nimport Data.List (sort)\ndata T = A Int | B { f :: !Int } deriving Show\n"
-                     "main :: IO ()\nmain = do\n  let xs = [x * 2 | x <- [1 .. 10], odd x]\n      y = case xs of\n"
-                     "        (a:_) | a > 0 -> a\n        _ -> 0\n  print (sum xs, y `div` 2, (+ 1) 3)\n"
-                     "  if y > 0\n  then putStrLn \"pos\\n\"\n  else mapM_ print [B { f = 1 }]\n"
-                     "  where g !x = (\\(p, q) -> p) (x, 'c')\n";
+  const char *base =
+      "module Main (main) where\nimport Data.List (sort)\ndata T = A Int | B { f :: !Int } "
+      "deriving Show\n"
+      "main :: IO ()\nmain = do\n  let xs = [x * 2 | x <- [1 .. 10], odd x]\n      y = case xs of\n"
+      "        (a:_) | a > 0 -> a\n        _ -> 0\n  print (sum xs, y `div` 2, (+ 1) 3)\n"
+      "  if y > 0\n  then putStrLn \"pos\\n\"\n  else mapM_ print [B { f = 1 }]\n"
+      "  where g !x = (\\(p, q) -> p) (x, 'c')\n";
   size_t n = strlen(base);
   uint32_t seed = 12345;
   char buf[1024];
@@ -496,7 +543,8 @@ static void test_mutations(void **state) {
       seed = seed * 1103515245 + 12345;
       int op = (seed >> 16) % 4;
       static const char pool[] = "(){}[];,`'\"\\|=-<>!@~_ \n\t:.#0aZ{-}";
-      if (op == 0) buf[pos] = pool[(seed >> 4) % (sizeof pool - 1)];
+      if (op == 0)
+        buf[pos] = pool[(seed >> 4) % (sizeof pool - 1)];
       else if (op == 1 && len > 1) {
         memmove(buf + pos, buf + pos + 1, len - pos - 1);
         len--;
@@ -525,14 +573,14 @@ static int setup(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_expressions),     cmocka_unit_test(test_sections),
-      cmocka_unit_test(test_records),         cmocka_unit_test(test_case_do_let),
-      cmocka_unit_test(test_bindings),        cmocka_unit_test(test_signatures_and_fixity),
+      cmocka_unit_test(test_expressions),      cmocka_unit_test(test_sections),
+      cmocka_unit_test(test_records),          cmocka_unit_test(test_case_do_let),
+      cmocka_unit_test(test_bindings),         cmocka_unit_test(test_signatures_and_fixity),
       cmocka_unit_test(test_data_and_classes), cmocka_unit_test(test_module_header),
-      cmocka_unit_test(test_parse_errors),    cmocka_unit_test(test_not_in_lz),
-      cmocka_unit_test(test_fixity),          cmocka_unit_test(test_fixity_errors),
-      cmocka_unit_test(test_fixity_patterns), cmocka_unit_test(test_long_operator_chain),
-      cmocka_unit_test(test_corpus),          cmocka_unit_test(test_deep_nesting),
+      cmocka_unit_test(test_parse_errors),     cmocka_unit_test(test_not_in_lz),
+      cmocka_unit_test(test_fixity),           cmocka_unit_test(test_fixity_errors),
+      cmocka_unit_test(test_fixity_patterns),  cmocka_unit_test(test_long_operator_chain),
+      cmocka_unit_test(test_corpus),           cmocka_unit_test(test_deep_nesting),
       cmocka_unit_test(test_mutations),
   };
   return cmocka_run_group_tests(tests, setup, NULL);

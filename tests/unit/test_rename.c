@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 
 #include <ftw.h>
@@ -97,7 +98,8 @@ static bool has_error(const char *file, int line, const char *needle) {
     const char *end = strstr(p + 1, ": error:\n");
     const char *next = end ? strstr(end + 1, ": error:\n") : NULL;
     /* the message runs to the start of the line of the next header */
-    while (next && next > p && next[-1] != '\n') next--;
+    while (next && next > p && next[-1] != '\n')
+      next--;
     size_t n = next ? (size_t)(next - p) : strlen(p);
     char *msg = lz_strndup(p, n);
     if (strstr(msg, needle)) return true;
@@ -105,16 +107,16 @@ static bool has_error(const char *file, int line, const char *needle) {
   return false;
 }
 
-#define EXPECT_ERROR(file, line, needle)                                                  \
-  do {                                                                                 \
-    if (!has_error(file, line, needle))                                                \
-      fail_msg("expected error at %s:%d containing \"%s\"; diagnostics:\n%s", file, line, \
-               needle, diags());                                                       \
+#define EXPECT_ERROR(file, line, needle)                                                           \
+  do {                                                                                             \
+    if (!has_error(file, line, needle))                                                            \
+      fail_msg("expected error at %s:%d containing \"%s\"; diagnostics:\n%s", file, line, needle,  \
+               diags());                                                                           \
   } while (0)
 
-#define EXPECT_CLEAN()                                                                   \
-  do {                                                                                 \
-    if (!ok || lz_error_count() > 0) fail_msg("unexpected errors:\n%s", diags());      \
+#define EXPECT_CLEAN()                                                                             \
+  do {                                                                                             \
+    if (!ok || lz_error_count() > 0) fail_msg("unexpected errors:\n%s", diags());                  \
   } while (0)
 
 static FeModule *module_named(const char *name) {
@@ -157,31 +159,29 @@ static void expect_ref(FeIdent *id, const char *module, const char *occ) {
 #define NOPRELUDE "{-# LANGUAGE NoImplicitPrelude #-}\n"
 
 static const char *lib_a =
-    NOPRELUDE
-    "module A (foo, bar, T(..), C(..), (+++), Shape(Circle)) where\n"
-    "infixr 5 +++\n"
-    "data T = MkT { fld :: T } | Nil\n"
-    "data Shape = Circle | Square\n"
-    "foo = Nil\n"
-    "bar = foo\n"
-    "hidden = foo\n"
-    "(+++) :: T -> T -> T\n"
-    "a +++ b = a\n"
-    "class C a where\n"
-    "  meth :: a -> a\n";
+    NOPRELUDE "module A (foo, bar, T(..), C(..), (+++), Shape(Circle)) where\n"
+              "infixr 5 +++\n"
+              "data T = MkT { fld :: T } | Nil\n"
+              "data Shape = Circle | Square\n"
+              "foo = Nil\n"
+              "bar = foo\n"
+              "hidden = foo\n"
+              "(+++) :: T -> T -> T\n"
+              "a +++ b = a\n"
+              "class C a where\n"
+              "  meth :: a -> a\n";
 
 /* ---- resolution ------------------------------------------------------------------- */
 
 static void test_qualified_and_unqualified(void **state) {
   (void)state;
   put("A.lz", lib_a);
-  put("Main.lz", NOPRELUDE
-      "module Main where\n"
-      "import qualified A as X\n"
-      "import A (bar)\n"
-      "main = X.foo\n"
-      "g = bar\n"
-      "h = X.MkT { X.fld = X.Nil }\n");
+  put("Main.lz", NOPRELUDE "module Main where\n"
+                           "import qualified A as X\n"
+                           "import A (bar)\n"
+                           "main = X.foo\n"
+                           "g = bar\n"
+                           "h = X.MkT { X.fld = X.Nil }\n");
   rename_main();
   EXPECT_CLEAN();
   assert_int_equal(prog.modules.len, 2);
@@ -204,11 +204,10 @@ static void test_qualified_and_unqualified(void **state) {
 static void test_unqualified_use_of_qualified_import(void **state) {
   (void)state;
   put("A.lz", lib_a);
-  put("Main.lz", NOPRELUDE
-      "import qualified A as X\n"
-      "main = foo\n"
-      "other = X.hidden\n"
-      "more = Q.foo\n");
+  put("Main.lz", NOPRELUDE "import qualified A as X\n"
+                           "main = foo\n"
+                           "other = X.hidden\n"
+                           "more = Q.foo\n");
   assert_false(rename_main());
   EXPECT_ERROR("Main.lz", 3, "Variable not in scope: foo");
   EXPECT_ERROR("Main.lz", 4, "Not in scope: ‘X.hidden’");
@@ -220,12 +219,11 @@ static void test_unqualified_use_of_qualified_import(void **state) {
 static void test_hiding(void **state) {
   (void)state;
   put("A.lz", lib_a);
-  put("Main.lz", NOPRELUDE
-      "import A hiding (foo, Shape(..))\n"
-      "main = bar\n"
-      "g = foo\n"
-      "h = Circle\n"
-      "k = A.foo\n");
+  put("Main.lz", NOPRELUDE "import A hiding (foo, Shape(..))\n"
+                           "main = bar\n"
+                           "g = foo\n"
+                           "h = Circle\n"
+                           "k = A.foo\n");
   assert_false(rename_main());
   EXPECT_ERROR("Main.lz", 4, "Variable not in scope: foo");
   EXPECT_ERROR("Main.lz", 5, "Data constructor not in scope: Circle");
@@ -236,9 +234,8 @@ static void test_hiding(void **state) {
 
 static void test_shadowing(void **state) {
   (void)state;
-  put("Main.lz", NOPRELUDE
-      "main = f main\n"
-      "f x = let x = y; y = x in \\x -> case x of { z -> z }\n");
+  put("Main.lz", NOPRELUDE "main = f main\n"
+                           "f x = let x = y; y = x in \\x -> case x of { z -> z }\n");
   rename_main();
   EXPECT_CLEAN();
   FeDecl *f = decl_named(prog.main, "f");
@@ -262,24 +259,25 @@ static void test_shadowing(void **state) {
   assert_ptr_equal(cs->alts.data[0].rhs->plain->id.ref, cs->alts.data[0].pat->id.ref);
   /* every binder is a distinct entity */
   assert_int_not_equal(lx->uniq, arg->uniq);
-  assert_ptr_equal(rhs_of("Main", "main")->args.data[0]->id.ref, decl_named(prog.main, "main")->name.ref);
+  assert_ptr_equal(rhs_of("Main", "main")->args.data[0]->id.ref,
+                   decl_named(prog.main, "main")->name.ref);
 }
 
 static void test_where_and_guards(void **state) {
   (void)state;
-  put("Main.lz", NOPRELUDE
-      "data B = T | F\n"
-      "main = f T\n"
-      "f x | T <- x, let { y = w } = y\n"
-      "    | otherwise = w\n"
-      "  where w = x\n"
-      "        otherwise = T\n");
+  put("Main.lz", NOPRELUDE "data B = T | F\n"
+                           "main = f T\n"
+                           "f x | T <- x, let { y = w } = y\n"
+                           "    | otherwise = w\n"
+                           "  where w = x\n"
+                           "        otherwise = T\n");
   rename_main();
   EXPECT_CLEAN();
   FeDecl *f = decl_named(prog.main, "f");
   FeRhs *rhs = f->matches.data[0]->rhs;
   FeDecl *w = rhs->where.data[0];
-  assert_ptr_equal(w->matches.data[0]->rhs->plain->id.ref, f->matches.data[0]->pats.data[0]->id.ref);
+  assert_ptr_equal(w->matches.data[0]->rhs->plain->id.ref,
+                   f->matches.data[0]->pats.data[0]->id.ref);
   FeGuarded *g0 = &rhs->guards.data[0];
   FeDecl *y = g0->quals.data[1]->decls.data[0];
   assert_ptr_equal(g0->e->id.ref, y->name.ref);
@@ -305,12 +303,11 @@ static void test_dependency_order_and_reexport(void **state) {
 static void test_import_items(void **state) {
   (void)state;
   put("A.lz", lib_a);
-  put("Main.lz", NOPRELUDE
-      "import A (T(MkT), C(..), Shape, (+++))\n"
-      "main = MkT (meth Nil)\n"
-      "x :: Shape\n"
-      "x = Circle\n"
-      "y = fld\n");
+  put("Main.lz", NOPRELUDE "import A (T(MkT), C(..), Shape, (+++))\n"
+                           "main = MkT (meth Nil)\n"
+                           "x :: Shape\n"
+                           "x = Circle\n"
+                           "y = fld\n");
   assert_false(rename_main());
   EXPECT_ERROR("Main.lz", 3, "Data constructor not in scope: Nil");
   EXPECT_ERROR("Main.lz", 5, "Data constructor not in scope: Circle");
@@ -325,9 +322,8 @@ static void test_import_items(void **state) {
 static void test_export_restricts(void **state) {
   (void)state;
   put("A.lz", lib_a);
-  put("Main.lz", NOPRELUDE
-      "import A (hidden, Square, Shape(Square), T(Nope))\n"
-      "main = main\n");
+  put("Main.lz", NOPRELUDE "import A (hidden, Square, Shape(Square), T(Nope))\n"
+                           "main = main\n");
   assert_false(rename_main());
   EXPECT_ERROR("Main.lz", 2, "Module ‘A’ does not export ‘hidden’");
   EXPECT_ERROR("Main.lz", 2, "Module ‘A’ does not export ‘Square’");
@@ -338,14 +334,13 @@ static void test_export_restricts(void **state) {
 static void test_operators_and_fixity(void **state) {
   (void)state;
   put("A.lz", lib_a);
-  put("Main.lz", NOPRELUDE
-      "import A\n"
-      "infixl 6 <+>\n"
-      "a <+> b = a\n"
-      "main = foo +++ bar +++ foo\n"
-      "g = foo <+> bar <+> foo\n"
-      "h = (+++ foo)\n"
-      "k (x : xs) = x\n");
+  put("Main.lz", NOPRELUDE "import A\n"
+                           "infixl 6 <+>\n"
+                           "a <+> b = a\n"
+                           "main = foo +++ bar +++ foo\n"
+                           "g = foo <+> bar <+> foo\n"
+                           "h = (+++ foo)\n"
+                           "k (x : xs) = x\n");
   rename_main();
   EXPECT_CLEAN();
   FeName *plus = decl_named(prog.main, "<+>")->name.ref;
@@ -387,16 +382,15 @@ static void test_negation_in_parens(void **state) {
 
 static void test_section_precedence(void **state) {
   (void)state;
-  put("Main.lz", NOPRELUDE
-      "infixl 6 +.\n"
-      "infixl 7 *.\n"
-      "a +. b = a\n"
-      "a *. b = a\n"
-      "main = main\n"
-      "f = (main +. main *.)\n"
-      "g = (main *. main +.)\n"
-      "h = (*. main +. main)\n"
-      "k = ((main +. main) *.)\n");
+  put("Main.lz", NOPRELUDE "infixl 6 +.\n"
+                           "infixl 7 *.\n"
+                           "a +. b = a\n"
+                           "a *. b = a\n"
+                           "main = main\n"
+                           "f = (main +. main *.)\n"
+                           "g = (main *. main +.)\n"
+                           "h = (*. main +. main)\n"
+                           "k = ((main +. main) *.)\n");
   assert_false(rename_main());
   EXPECT_ERROR("Main.lz", 7, "The operator ‘*.’ [infixl 7] of a section");
   EXPECT_ERROR("Main.lz", 7, "namely ‘+.’ [infixl 6]");
@@ -407,10 +401,9 @@ static void test_section_precedence(void **state) {
 
 static void test_builtin_syntax(void **state) {
   (void)state;
-  put("Main.lz", NOPRELUDE
-      "main = (,,) [] () (:)\n"
-      "f :: [a] -> (a, b) -> () -> (a -> b)\n"
-      "f = f\n");
+  put("Main.lz", NOPRELUDE "main = (,,) [] () (:)\n"
+                           "f :: [a] -> (a, b) -> () -> (a -> b)\n"
+                           "f = f\n");
   rename_main();
   EXPECT_CLEAN();
   FeExpr *m = rhs_of("Main", "main");
@@ -428,15 +421,14 @@ static void test_builtin_syntax(void **state) {
 
 static void test_type_variables(void **state) {
   (void)state;
-  put("Main.lz", NOPRELUDE
-      "data P a = P a b\n"
-      "class K a where\n"
-      "  op :: a -> b -> a\n"
-      "instance K (P c) where\n"
-      "  op x y = x\n"
-      "f :: a -> a\n"
-      "f x = (x :: a)\n"
-      "main = main\n");
+  put("Main.lz", NOPRELUDE "data P a = P a b\n"
+                           "class K a where\n"
+                           "  op :: a -> b -> a\n"
+                           "instance K (P c) where\n"
+                           "  op x y = x\n"
+                           "f :: a -> a\n"
+                           "f x = (x :: a)\n"
+                           "main = main\n");
   assert_false(rename_main());
   EXPECT_ERROR("Main.lz", 2, "Not in scope: type variable ‘b’");
   assert_int_equal(lz_error_count(), 1);
@@ -463,13 +455,12 @@ static void test_type_variables(void **state) {
 
 static void test_not_in_scope(void **state) {
   (void)state;
-  put("Main.lz", NOPRELUDE
-      "main = foo\n"
-      "g = Foo\n"
-      "h (Bar y) = y\n"
-      "k :: Baz -> Int\n"
-      "k = k\n"
-      "m = 1 +++ 2\n");
+  put("Main.lz", NOPRELUDE "main = foo\n"
+                           "g = Foo\n"
+                           "h (Bar y) = y\n"
+                           "k :: Baz -> Int\n"
+                           "k = k\n"
+                           "m = 1 +++ 2\n");
   assert_false(rename_main());
   EXPECT_ERROR("Main.lz", 2, "Variable not in scope: foo");
   EXPECT_ERROR("Main.lz", 3, "Data constructor not in scope: Foo");
@@ -486,18 +477,17 @@ static void test_not_in_scope(void **state) {
 
 static void test_duplicates(void **state) {
   (void)state;
-  put("Main.lz", NOPRELUDE
-      "main = main\n"
-      "f :: a\n"
-      "f :: a\n"
-      "f = f\n"
-      "g :: a\n"
-      "h = h\n"
-      "h = h\n"
-      "infixl 6 %%\n"
-      "k (x, x) = x\n"
-      "l = let y = y; y = y in y\n"
-      "n = \\z z -> z\n");
+  put("Main.lz", NOPRELUDE "main = main\n"
+                           "f :: a\n"
+                           "f :: a\n"
+                           "f = f\n"
+                           "g :: a\n"
+                           "h = h\n"
+                           "h = h\n"
+                           "infixl 6 %%\n"
+                           "k (x, x) = x\n"
+                           "l = let y = y; y = y in y\n"
+                           "n = \\z z -> z\n");
   assert_false(rename_main());
   EXPECT_ERROR("Main.lz", 4, "Duplicate type signatures for ‘f’");
   EXPECT_ERROR("Main.lz", 6, "The type signature for ‘g’ lacks an accompanying binding");
@@ -522,15 +512,14 @@ static void test_ambiguous(void **state) {
   (void)state;
   put("A.lz", NOPRELUDE "module A where\nfoo = foo\n");
   put("B.lz", NOPRELUDE "module B where\nfoo = foo\n");
-  put("Main.lz", NOPRELUDE
-      "import A\n"
-      "import B\n"
-      "import qualified A as Q\n"
-      "import qualified B as Q\n"
-      "main = main\n"
-      "g = foo\n"
-      "h = Q.foo\n"
-      "k = A.foo\n");
+  put("Main.lz", NOPRELUDE "import A\n"
+                           "import B\n"
+                           "import qualified A as Q\n"
+                           "import qualified B as Q\n"
+                           "main = main\n"
+                           "g = foo\n"
+                           "h = Q.foo\n"
+                           "k = A.foo\n");
   assert_false(rename_main());
   EXPECT_ERROR("Main.lz", 7, "Ambiguous occurrence ‘foo’");
   EXPECT_ERROR("Main.lz", 7, "It could refer to");
@@ -554,15 +543,14 @@ static void test_ambiguous_with_local(void **state) {
 
 static void test_records(void **state) {
   (void)state;
-  put("Main.lz", NOPRELUDE
-      "data T = A { fa :: T, fb :: T } | B { fa :: T } | C T\n"
-      "main = main\n"
-      "r = B { fb = main }\n"
-      "s x = case x of { B { fb = y } -> y }\n"
-      "t = A { fa = main, fb = main }\n"
-      "u = t { fa = main }\n"
-      "v = t { fc = main }\n"
-      "w = t { main = main }\n");
+  put("Main.lz", NOPRELUDE "data T = A { fa :: T, fb :: T } | B { fa :: T } | C T\n"
+                           "main = main\n"
+                           "r = B { fb = main }\n"
+                           "s x = case x of { B { fb = y } -> y }\n"
+                           "t = A { fa = main, fb = main }\n"
+                           "u = t { fa = main }\n"
+                           "v = t { fc = main }\n"
+                           "w = t { main = main }\n");
   assert_false(rename_main());
   EXPECT_ERROR("Main.lz", 4, "Constructor ‘B’ does not have field ‘fb’");
   EXPECT_ERROR("Main.lz", 5, "Constructor ‘B’ does not have field ‘fb’");
@@ -571,7 +559,8 @@ static void test_records(void **state) {
   assert_int_equal(lz_error_count(), 4);
   FeDecl *t = decl_named(prog.main, "T");
   /* one selector per field name, shared by the constructors that have it */
-  assert_ptr_equal(t->cons.data[0]->fields.data[0].label.ref, t->cons.data[1]->fields.data[0].label.ref);
+  assert_ptr_equal(t->cons.data[0]->fields.data[0].label.ref,
+                   t->cons.data[1]->fields.data[0].label.ref);
   assert_ptr_equal(t->cons.data[0]->fields.data[0].label.ref->parent, t->name.ref);
   FeExpr *u = rhs_of("Main", "u");
   assert_ptr_equal(u->fields.data[0].field.ref, t->cons.data[0]->fields.data[0].label.ref);
@@ -579,17 +568,16 @@ static void test_records(void **state) {
 
 static void test_classes_and_instances(void **state) {
   (void)state;
-  put("Main.lz", NOPRELUDE
-      "class K a where\n"
-      "  infixl 4 <#>\n"
-      "  (<#>) :: a -> a -> a\n"
-      "  x <#> y = x\n"
-      "  other :: a\n"
-      "data T = T\n"
-      "instance K T where\n"
-      "  a <#> b = b\n"
-      "  nope = T\n"
-      "main = T <#> T\n");
+  put("Main.lz", NOPRELUDE "class K a where\n"
+                           "  infixl 4 <#>\n"
+                           "  (<#>) :: a -> a -> a\n"
+                           "  x <#> y = x\n"
+                           "  other :: a\n"
+                           "data T = T\n"
+                           "instance K T where\n"
+                           "  a <#> b = b\n"
+                           "  nope = T\n"
+                           "main = T <#> T\n");
   assert_false(rename_main());
   EXPECT_ERROR("Main.lz", 10, "‘nope’ is not a (visible) method of class ‘K’");
   assert_int_equal(lz_error_count(), 1);
@@ -645,10 +633,9 @@ static void test_header_mismatch(void **state) {
 
 static void test_exports_errors(void **state) {
   (void)state;
-  put("Main.lz", NOPRELUDE
-      "module Main (main, nothere, module Foo, T(K), Zed) where\n"
-      "data T = T1\n"
-      "main = main\n");
+  put("Main.lz", NOPRELUDE "module Main (main, nothere, module Foo, T(K), Zed) where\n"
+                           "data T = T1\n"
+                           "main = main\n");
   assert_false(rename_main());
   EXPECT_ERROR("Main.lz", 2, "Not in scope: ‘nothere’");
   EXPECT_ERROR("Main.lz", 2, "The export item ‘module Foo’ is not imported");
@@ -701,7 +688,8 @@ static void fake_stdlib(bool complete) {
     if (!complete && i == 1) continue;
     bool sym = !((w->occ[0] >= 'a' && w->occ[0] <= 'z') || (w->occ[0] >= 'A' && w->occ[0] <= 'Z') ||
                  w->occ[0] == '_');
-    if (strcmp(w->occ, "Maybe") == 0 || strcmp(w->occ, "Nothing") == 0 || strcmp(w->occ, "Just") == 0)
+    if (strcmp(w->occ, "Maybe") == 0 || strcmp(w->occ, "Nothing") == 0 ||
+        strcmp(w->occ, "Just") == 0)
       continue;
     switch (w->kind) {
     case W_TYPE: base = lz_fmt("%sdata %s\n", base, w->occ); break;
@@ -711,7 +699,8 @@ static void fake_stdlib(bool complete) {
                  : lz_fmt("%sdata Wired%d = %s\n", base, i, w->occ);
       break;
     case W_VALUE:
-      base = sym ? lz_fmt("%sa %s b = a\n", base, w->occ) : lz_fmt("%s%s = %s\n", base, w->occ, w->occ);
+      base = sym ? lz_fmt("%sa %s b = a\n", base, w->occ)
+                 : lz_fmt("%s%s = %s\n", base, w->occ, w->occ);
       break;
     }
   }
@@ -774,7 +763,8 @@ static void test_real_stdlib(void **state) {
   EXPECT_CLEAN();
   FeExpr *m = rhs_of("Main", "main");
   assert_non_null(m->fn->id.ref);
-  for (int i = 1; i < WIRED_COUNT; i++) assert_non_null(fe_wired[i]);
+  for (int i = 1; i < WIRED_COUNT; i++)
+    assert_non_null(fe_wired[i]);
 }
 
 /* Wired-in entities are available even when nothing imports their module. */
@@ -783,7 +773,8 @@ static void test_wired_without_prelude(void **state) {
   put("Main.lz", NOPRELUDE "main = main\n");
   rename_main_with(LZ_STDLIB_DIR);
   EXPECT_CLEAN();
-  for (int i = 1; i < WIRED_COUNT; i++) assert_non_null(fe_wired[i]);
+  for (int i = 1; i < WIRED_COUNT; i++)
+    assert_non_null(fe_wired[i]);
   assert_int_equal(prog.modules.len, 2);
   assert_string_equal(prog.modules.data[0]->name.name, "Lz.Base");
   assert_ptr_equal(prog.modules.data[1], prog.main);
@@ -805,7 +796,8 @@ static void test_deriving_renamed(void **state) {
     assert_non_null(d->name.ref);
     assert_int_equal(d->name.ref->kind, N_CLASS);
     for (int j = 0; j < d->body.len; j++)
-      if (d->body.data[j]->kind == D_FUN) assert_ptr_equal(d->body.data[j]->name.ref->parent, d->name.ref);
+      if (d->body.data[j]->kind == D_FUN)
+        assert_ptr_equal(d->body.data[j]->name.ref->parent, d->name.ref);
   }
   assert_int_equal(generated, 7);
 }

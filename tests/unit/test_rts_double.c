@@ -5,13 +5,14 @@
  * (rts_showdouble_gen.hs); every entry must come out byte-identical. The decode cases
  * are the ones primops.def spells out (subnormals, Infinity, NaN, zero).
  */
+#include <math.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
-#include <cmocka.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <cmocka.h>
 
 #include "rts_priv.h"
 
@@ -32,8 +33,7 @@ static void test_show_table(void **state) {
   while (fgets(line, sizeof line, f)) {
     unsigned long long bits;
     char want[128];
-    if (sscanf(line, "%llx %127s", &bits, want) != 2)
-      continue;
+    if (sscanf(line, "%llx %127s", &bits, want) != 2) continue;
     char got[64];
     lz_show_double(from_bits(bits), got);
     if (strcmp(got, want) != 0 && bad++ < 10)
@@ -51,11 +51,22 @@ static void test_show_basic(void **state) {
     double x;
     const char *s;
   } cases[] = {
-      {0.0, "0.0"},       {-0.0, "-0.0"},        {1.0, "1.0"},       {0.1, "0.1"},
-      {-2.5, "-2.5"},     {1e7, "1.0e7"},        {1234567.0, "1234567.0"},
-      {12345678.0, "1.2345678e7"}, {0.01, "1.0e-2"}, {5e-324, "5.0e-324"},
-      {1.0 / 3, "0.3333333333333333"}, {INFINITY, "Infinity"}, {-INFINITY, "-Infinity"},
-      {NAN, "NaN"},       {100.0, "100.0"},      {1e22, "1.0e22"},
+      {0.0, "0.0"},
+      {-0.0, "-0.0"},
+      {1.0, "1.0"},
+      {0.1, "0.1"},
+      {-2.5, "-2.5"},
+      {1e7, "1.0e7"},
+      {1234567.0, "1234567.0"},
+      {12345678.0, "1.2345678e7"},
+      {0.01, "1.0e-2"},
+      {5e-324, "5.0e-324"},
+      {1.0 / 3, "0.3333333333333333"},
+      {INFINITY, "Infinity"},
+      {-INFINITY, "-Infinity"},
+      {NAN, "NaN"},
+      {100.0, "100.0"},
+      {1e22, "1.0e22"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char buf[64];

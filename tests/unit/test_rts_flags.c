@@ -4,14 +4,15 @@
  * one test runs the whole lz_rts_main in a child process to check the exit status and
  * the printed message.
  */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
-#include <cmocka.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cmocka.h>
 
 #include "rts_priv.h"
 
@@ -29,10 +30,10 @@ static Parsed parse(int argc, char **argv) {
   return p;
 }
 
-#define PARSE(...)                                                                        \
-  ({                                                                                      \
-    char *a_[] = {"prog", __VA_ARGS__, NULL};                                             \
-    parse((int)(sizeof a_ / sizeof a_[0]) - 1, a_);                                       \
+#define PARSE(...)                                                                                 \
+  ({                                                                                               \
+    char *a_[] = {"prog", __VA_ARGS__, NULL};                                                      \
+    parse((int)(sizeof a_ / sizeof a_[0]) - 1, a_);                                                \
   })
 
 static void test_sections(void **state) {
@@ -200,8 +201,10 @@ static void test_main_unknown_flag(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_sections), cmocka_unit_test(test_flags),
-      cmocka_unit_test(test_sizes),    cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_sections),
+      cmocka_unit_test(test_flags),
+      cmocka_unit_test(test_sizes),
+      cmocka_unit_test(test_errors),
       cmocka_unit_test(test_main_unknown_flag),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

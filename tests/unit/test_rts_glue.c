@@ -10,9 +10,10 @@
  * beyond the third travel on the stack, thunks are evaluated before being applied, and
  * a thunk that needs its own value dies with "<<loop>>" and exit status 1.
  */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
 #include "test_rts_util.h"
@@ -28,8 +29,7 @@ static LzWord nothing_closure[1] = {(LzWord)&nothing_info};
 /* thunk {spare, n}: Just n */
 LZ_FN(mkjust_entry) {
   LzWord *t = LZ_UNTAG(r1);
-  if (sp - 2 < cap->sp_lim)
-    sp = lz_stack_grow(cap, sp, 2);
+  if (sp - 2 < cap->sp_lim) sp = lz_stack_grow(cap, sp, 2);
   t[1] = t[0]; /* blackhole: keep the info */
   t[0] = (LzWord)&lz_blackhole_info;
   sp -= 2;
@@ -63,13 +63,11 @@ static const LzInfo case_frame_info = {case_cont, LZ_FRAME_RET, 0, 0, 1, 0, "cas
 
 /* start: r1 = x, r2 = k: push the case frame, evaluate x (enter if untagged) */
 LZ_FN(case_start) {
-  if (sp - 2 < cap->sp_lim)
-    sp = lz_stack_grow(cap, sp, 2);
+  if (sp - 2 < cap->sp_lim) sp = lz_stack_grow(cap, sp, 2);
   sp -= 2;
   sp[0] = (LzWord)&case_frame_info;
   sp[1] = r2;
-  if (LZ_TAG(r1))
-    LZ_RETURN();
+  if (LZ_TAG(r1)) LZ_RETURN();
   LZ_ENTER();
 }
 
@@ -111,8 +109,7 @@ static LzWord pick2_closure[1] = {(LzWord)&pick2_info};
 /* a thunk evaluating to add3 (a CAF-like static thunk) */
 LZ_FN(fthunk_entry) {
   LzWord *t = LZ_UNTAG(r1);
-  if (sp - 2 < cap->sp_lim)
-    sp = lz_stack_grow(cap, sp, 2);
+  if (sp - 2 < cap->sp_lim) sp = lz_stack_grow(cap, sp, 2);
   t[1] = t[0]; /* blackhole: keep the info */
   t[0] = (LzWord)&lz_blackhole_info;
   sp -= 2;
@@ -126,8 +123,7 @@ static const LzInfo fthunk_info = {fthunk_entry, LZ_THUNK, 0, 0, 1, 0, "fthunk"}
 /* unknown call f a1 .. a5: push {ap2, a4, a5}, then lz_apply_3 f a1 a2 a3 */
 static LzWord g_args[5];
 LZ_FN(call5) {
-  if (sp - 3 < cap->sp_lim)
-    sp = lz_stack_grow(cap, sp, 3);
+  if (sp - 3 < cap->sp_lim) sp = lz_stack_grow(cap, sp, 3);
   sp -= 3;
   sp[0] = (LzWord)&lz_ap2_frame_info;
   sp[1] = g_args[3];
@@ -148,7 +144,7 @@ static void test_update(void **state) {
   assert_int_equal(LZ_UNTAG(v)[1], 41);
   assert_ptr_equal(((LzWord *)t)[0], &lz_ind_info); /* updated */
   assert_int_equal(((LzWord *)t)[1], v);
-  assert_int_equal(((LzWord *)t)[2], 0); /* free variable cleared */
+  assert_int_equal(((LzWord *)t)[2], 0);        /* free variable cleared */
   LzWord v2 = lz_run(cap, lz_eval, t, 0, 0, 0); /* through the IND */
   assert_int_equal(v2, v);
   assert_int_equal(thunk_entries, 1);
@@ -158,8 +154,7 @@ static void test_update(void **state) {
 /* A thunk entry that still stores the owner (cap->tso) in the spare word. */
 LZ_FN(oldjust_entry) {
   LzWord *t = LZ_UNTAG(r1);
-  if (sp - 2 < cap->sp_lim)
-    sp = lz_stack_grow(cap, sp, 2);
+  if (sp - 2 < cap->sp_lim) sp = lz_stack_grow(cap, sp, 2);
   t[1] = (LzWord)cap->tso;
   t[0] = (LzWord)&lz_blackhole_info;
   sp -= 2;
@@ -257,8 +252,7 @@ static void test_apply_thunk(void **state) {
   assert_int_equal(lz_run(cap, lz_apply_3, (LzWord)ft, 1, 1, 1), 6);
   assert_ptr_equal(ft[0], &lz_ind_info);
   assert_int_equal(lz_run(cap, lz_apply_3, (LzWord)ft, 2, 2, 2), 12); /* through IND */
-  assert_int_equal(lz_run(cap, lz_apply_1, lz_run(cap, lz_apply_2, (LzWord)ft, 1, 1, 0), 1,
-                          0, 0),
+  assert_int_equal(lz_run(cap, lz_apply_1, lz_run(cap, lz_apply_2, (LzWord)ft, 1, 1, 0), 1, 0, 0),
                    6);
 }
 
@@ -276,8 +270,7 @@ static void test_yield(void **state) {
 /* <<loop>>: x = x + 1, i.e. a thunk that evaluates itself */
 LZ_FN(loop_entry) {
   LzWord *t = LZ_UNTAG(r1);
-  if (sp - 4 < cap->sp_lim)
-    sp = lz_stack_grow(cap, sp, 4);
+  if (sp - 4 < cap->sp_lim) sp = lz_stack_grow(cap, sp, 4);
   t[1] = t[0]; /* blackhole: keep the info */
   t[0] = (LzWord)&lz_blackhole_info;
   sp -= 2;
@@ -310,11 +303,11 @@ static void test_loop(void **state) {
 int main(void) {
   cap = lz_rts_init();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_update),       cmocka_unit_test(test_update_clears),
-      cmocka_unit_test(test_case),
-      cmocka_unit_test(test_pap),          cmocka_unit_test(test_stack_args),
-      cmocka_unit_test(test_oversaturated), cmocka_unit_test(test_apply_thunk),
-      cmocka_unit_test(test_yield),        cmocka_unit_test(test_loop),
+      cmocka_unit_test(test_update),      cmocka_unit_test(test_update_clears),
+      cmocka_unit_test(test_case),        cmocka_unit_test(test_pap),
+      cmocka_unit_test(test_stack_args),  cmocka_unit_test(test_oversaturated),
+      cmocka_unit_test(test_apply_thunk), cmocka_unit_test(test_yield),
+      cmocka_unit_test(test_loop),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

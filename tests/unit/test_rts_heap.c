@@ -7,9 +7,10 @@
  * the allocation counter, objects bigger than the free lists, and that garbage is
  * actually reclaimed (the heap does not grow without bound), and boxed arrays.
  */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
 #include "test_rts_util.h"
@@ -37,8 +38,7 @@ static size_t check_chain(LzWord head, size_t n, size_t words) {
   size_t ok = 0;
   for (size_t i = n; i-- > 0 && head;) {
     LzWord *p = LZ_UNTAG(head);
-    if (p[0] != i * 8)
-      break;
+    if (p[0] != i * 8) break;
     ok++;
     head = p[words - 1];
   }

@@ -6,29 +6,24 @@
  * conversion primop; each must match. Separate cases check the canonical small form, the
  * Int/Double conversions and the text conversions.
  */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
-#include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cmocka.h>
 
 #include "rts_priv.h"
 
 static LzCap *cap;
 
-static LzWord big(const char *dec) {
-  return lz_prim_integerFromDecAddr(cap, (LzWord)dec);
-}
+static LzWord big(const char *dec) { return lz_prim_integerFromDecAddr(cap, (LzWord)dec); }
 
-static const char *show(LzWord x) {
-  return (const char *)lz_prim_integerShow(cap, x);
-}
+static const char *show(LzWord x) { return (const char *)lz_prim_integerShow(cap, x); }
 
-static bool is_small(LzWord x) {
-  return LZ_INFO(x) == &lz_integer_small_info;
-}
+static bool is_small(LzWord x) { return LZ_INFO(x) == &lz_integer_small_info; }
 
 static char *hex_double(double d, char *buf) {
   uint64_t b;
@@ -43,31 +38,26 @@ static const struct {
   const char *name;
   Bin fn;
 } binops[] = {
-    {"add", lz_prim_integerAdd}, {"sub", lz_prim_integerSub}, {"mul", lz_prim_integerMul},
+    {"add", lz_prim_integerAdd},   {"sub", lz_prim_integerSub}, {"mul", lz_prim_integerMul},
     {"quot", lz_prim_integerQuot}, {"rem", lz_prim_integerRem}, {"div", lz_prim_integerDiv},
-    {"mod", lz_prim_integerMod}, {"gcd", lz_prim_integerGcd}, {"and", lz_prim_integerAnd},
-    {"or", lz_prim_integerOr}, {"xor", lz_prim_integerXor},
+    {"mod", lz_prim_integerMod},   {"gcd", lz_prim_integerGcd}, {"and", lz_prim_integerAnd},
+    {"or", lz_prim_integerOr},     {"xor", lz_prim_integerXor},
 };
 
 /* The result of one table line as text, or NULL for an unknown op. */
 static const char *run(const char *op, const char *a, const char *b, char *buf) {
   LzWord x = big(a);
   for (size_t i = 0; i < sizeof binops / sizeof binops[0]; i++)
-    if (!strcmp(op, binops[i].name))
-      return show(binops[i].fn(cap, x, big(b)));
+    if (!strcmp(op, binops[i].name)) return show(binops[i].fn(cap, x, big(b)));
   long n = strtol(b, NULL, 10);
   if (!strcmp(op, "compare")) {
     sprintf(buf, "%ld", (long)(intptr_t)lz_prim_integerCompare(cap, x, big(b)));
     return buf;
   }
-  if (!strcmp(op, "shl"))
-    return show(lz_prim_integerShiftL(cap, x, (LzWord)n));
-  if (!strcmp(op, "shr"))
-    return show(lz_prim_integerShiftR(cap, x, (LzWord)n));
-  if (!strcmp(op, "negate"))
-    return show(lz_prim_integerNegate(cap, x));
-  if (!strcmp(op, "abs"))
-    return show(lz_prim_integerAbs(cap, x));
+  if (!strcmp(op, "shl")) return show(lz_prim_integerShiftL(cap, x, (LzWord)n));
+  if (!strcmp(op, "shr")) return show(lz_prim_integerShiftR(cap, x, (LzWord)n));
+  if (!strcmp(op, "negate")) return show(lz_prim_integerNegate(cap, x));
+  if (!strcmp(op, "abs")) return show(lz_prim_integerAbs(cap, x));
   if (!strcmp(op, "toInt")) {
     sprintf(buf, "%lld", (long long)(int64_t)lz_prim_integerToInt(cap, x));
     return buf;
@@ -76,10 +66,8 @@ static const char *run(const char *op, const char *a, const char *b, char *buf) 
     sprintf(buf, "%ld", (long)lz_prim_integerLog2(cap, x));
     return buf;
   }
-  if (!strcmp(op, "toDouble"))
-    return hex_double(lz_prim_integerToDouble(cap, x), buf);
-  if (!strcmp(op, "encode"))
-    return hex_double(lz_prim_integerEncodeDouble(cap, x, (LzWord)n), buf);
+  if (!strcmp(op, "toDouble")) return hex_double(lz_prim_integerToDouble(cap, x), buf);
+  if (!strcmp(op, "encode")) return hex_double(lz_prim_integerEncodeDouble(cap, x, (LzWord)n), buf);
   return NULL;
 }
 
@@ -90,8 +78,7 @@ static void test_table(void **state) {
   static char line[8192], op[32], a[2048], b[2048], want[4096], buf[64];
   int n = 0, bad = 0;
   while (fgets(line, sizeof line, f)) {
-    if (sscanf(line, "%31s %2047s %2047s %4095s", op, a, b, want) != 4)
-      continue;
+    if (sscanf(line, "%31s %2047s %2047s %4095s", op, a, b, want) != 4) continue;
     const char *got = run(op, a, b, buf);
     assert_non_null(got);
     if (strcmp(got, want) != 0 && bad++ < 10)
@@ -122,9 +109,9 @@ static void test_canonical(void **state) {
   /* quot of minBound by -1 leaves the small range */
   assert_string_equal(show(lz_prim_integerQuot(cap, big("-9223372036854775808"), big("-1"))),
                       "9223372036854775808");
-  assert_string_equal(show(lz_prim_integerGcd(cap, big("-9223372036854775808"),
-                                                 big("-9223372036854775808"))),
-                      "9223372036854775808");
+  assert_string_equal(
+      show(lz_prim_integerGcd(cap, big("-9223372036854775808"), big("-9223372036854775808"))),
+      "9223372036854775808");
 }
 
 static void test_conversions(void **state) {

@@ -7,11 +7,12 @@
  * arguments and program name, and a hand-written `main` run by lz_rts_main in a child
  * process with +RTS -s (summary on stderr, RTS options removed from the arguments).
  */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
-#include <cmocka.h>
 #include <stdlib.h>
+
+#include <cmocka.h>
 
 #include "test_rts_util.h"
 
@@ -22,9 +23,7 @@ static const LzInfo cons_info = {lz_con_entry, LZ_CON, 0, 1, 2, 0, ":"};
 static const LzInfo char_info = {lz_con_entry, LZ_CON, 0, 0, 1, 0, "C#"};
 static LzWord nil_closure[1] = {(LzWord)&nil_info};
 
-static LzWord *words(size_t n) {
-  return lz_alloc_words(cap, n);
-}
+static LzWord *words(size_t n) { return lz_alloc_words(cap, n); }
 
 /* An evaluated Lz String from UTF-8 text; every third cell sits behind an IND. */
 static LzWord lz_string(const char *s) {
@@ -71,8 +70,7 @@ static char *read_file(const char *path) {
   static char buf[4096];
   FILE *f = fopen(path, "rb");
   size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-  if (f)
-    fclose(f);
+  if (f) fclose(f);
   buf[n] = 0;
   return buf;
 }
@@ -119,7 +117,7 @@ static void test_file_roundtrip(void **state) {
   lz_prim_hFlush(cap, fd);
   assert_string_equal(read_file(path), "line 1\nλ 2\n");
   lz_prim_hClose(cap, fd);
-  lz_prim_hClose(cap, fd); /* closing twice is a no-op */
+  lz_prim_hClose(cap, fd);                              /* closing twice is a no-op */
   LzWord a = lz_prim_openFile(cap, lz_string(path), 2); /* AppendMode */
   lz_prim_hSetBufferMode(cap, a, 1);
   put(a, "end\n"); /* line-buffered: flushed at the newline */
@@ -209,7 +207,7 @@ static void test_locks_and_closed(void **state) {
 static void error_child(void *arg) {
   (void)arg;
   LzCap *c = lz_rts_init();
-  put(1, "out before");                      /* buffered: flushed before the message */
+  put(1, "out before"); /* buffered: flushed before the message */
   lz_prim_traceString(c, lz_string("trace\n"));
   lz_prim_raiseError(c, lz_string("Prelude.head: empty list"));
 }
@@ -285,8 +283,8 @@ static void test_main(void **state) {
 int main(void) {
   cap = lz_rts_init();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_strings),       cmocka_unit_test(test_file_roundtrip),
-      cmocka_unit_test(test_open_errors),   cmocka_unit_test(test_locks_and_closed),
+      cmocka_unit_test(test_strings),        cmocka_unit_test(test_file_roundtrip),
+      cmocka_unit_test(test_open_errors),    cmocka_unit_test(test_locks_and_closed),
       cmocka_unit_test(test_error_and_exit), cmocka_unit_test(test_main),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

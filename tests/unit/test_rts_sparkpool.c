@@ -10,9 +10,10 @@
  * are in test_rts_sparkpool_stress.c. Both also run under ThreadSanitizer (ctest
  * unit/rts-tsan). Fake closures: sparkpool_fixture.h.
  */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
 #include <string.h>
@@ -30,8 +31,7 @@ typedef struct {
 static Ev events[64];
 static int n_events;
 static void record_hook(uint32_t cap, LzSparkEvent ev, LzSparkId id, uint32_t victim) {
-  if (n_events < 64)
-    events[n_events++] = (Ev){cap, ev, id, victim};
+  if (n_events < 64) events[n_events++] = (Ev){cap, ev, id, victim};
 }
 
 /* ---- single-threaded semantics ------------------------------------------------------ */
@@ -132,8 +132,7 @@ static void test_overflow_and_wrap(void **state) {
         next_steal++;
       assert_true(s.id == next_steal && s.closure == next_steal << 4);
       next_steal++;
-      if (lz_spark_pool_size(p) == 0)
-        break;
+      if (lz_spark_pool_size(p) == 0) break;
     }
   }
   assert_true(next_in > 100000);
@@ -260,7 +259,7 @@ static void test_prune(void **state) {
   assert_int_equal(lz_spark_pool_steal(p, &s), LZ_SPARK_OK);
   assert_true(s.closure == (LzWord)&o[2] && s.id == LZ_SPARK_ID_MAKE(1, 3));
   assert_true(lz_spark_pool_push(p, (LzWord)&o[2], s.id)); /* back, now newest */
-  lz_spark_pool_prune(pool1, true, NULL); /* at exit: the rest is GC'd */
+  lz_spark_pool_prune(pool1, true, NULL);                  /* at exit: the rest is GC'd */
   assert_int_equal(p->counters.gcd, 3);
   assert_int_equal(p->counters.fizzled, 2);
   assert_int_equal(lz_spark_pool_size(p), 0);
@@ -286,11 +285,16 @@ static void test_format(void **state) {
   lz_spark_format_stats(buf, sizeof buf, &c);
   assert_string_equal(buf, "  SPARKS: 5 (3 converted, 0 overflowed, 0 dud, 0 GC'd, 2 fizzled)");
   /* the total is created + dud + overflowed, as GHC's Stats.c computes it */
-  c = (LzSparkCounters){.created = 8192, .dud = 3, .overflowed = 1808, .converted = 2142,
-                        .gcd = 858, .fizzled = 12345678901ull};
+  c = (LzSparkCounters){.created = 8192,
+                        .dud = 3,
+                        .overflowed = 1808,
+                        .converted = 2142,
+                        .gcd = 858,
+                        .fizzled = 12345678901ull};
   lz_spark_format_stats(buf, sizeof buf, &c);
   assert_string_equal(
-      buf, "  SPARKS: 10003 (2142 converted, 1808 overflowed, 3 dud, 858 GC'd, 12345678901 fizzled)");
+      buf,
+      "  SPARKS: 10003 (2142 converted, 1808 overflowed, 3 dud, 858 GC'd, 12345678901 fizzled)");
   LzSparkCounters z = {0};
   lz_spark_format_stats(buf, sizeof buf, &z);
   assert_string_equal(buf, "  SPARKS: 0 (0 converted, 0 overflowed, 0 dud, 0 GC'd, 0 fizzled)");
@@ -348,16 +352,14 @@ static void test_boehm_roots(void **state) {
   gc_take_all(p, false);                 /* popped slots are cleared */
   assert_true(gc_alive() < GC_OBJS / 10);
   for (int i = 0; i < GC_OBJS; i++) {
-    if (links[i])
-      GC_unregister_disappearing_link((void **)&links[i]);
+    if (links[i]) GC_unregister_disappearing_link((void **)&links[i]);
     links[i] = 0;
   }
   gc_push_objects(p);
   gc_take_all(p, true); /* stolen slots still hold their closures, but are not marked */
   assert_true(gc_alive() < GC_OBJS / 10);
   for (int i = 0; i < GC_OBJS; i++) {
-    if (links[i])
-      GC_unregister_disappearing_link((void **)&links[i]);
+    if (links[i]) GC_unregister_disappearing_link((void **)&links[i]);
     links[i] = 0;
   }
   /* indices 401..800 of 512 slots (the pops above ended at top 1): the live part wraps
@@ -373,11 +375,9 @@ static void test_boehm_roots(void **state) {
   gc_take_all(p, false);
   assert_true(gc_alive() < GC_OBJS / 10);
   for (int i = 0; i < GC_OBJS; i++)
-    if (links[i])
-      GC_unregister_disappearing_link((void **)&links[i]);
+    if (links[i]) GC_unregister_disappearing_link((void **)&links[i]);
   lz_spark_pool_free(p);
 }
-
 
 int main(int argc, char **argv) {
   if (argc > 1) /* a cmocka test filter, e.g. "test_prune" */

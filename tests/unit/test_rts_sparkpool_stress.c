@@ -13,9 +13,10 @@
  * -fsanitize=thread). LZ_SPARK_STRESS_ITEMS scales the cases; LZ_SPARK_BENCH=1 prints
  * the counts and timings (push+pop cost, steal throughput with two threads).
  */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
 #include <inttypes.h>
@@ -123,8 +124,7 @@ static void stress_deque(size_t requested, int n_thieves, size_t items) {
     if (r % 16 == 0) /* pause: let the thieves empty the pool */
       for (volatile int spin = 0; spin < 2000; spin++)
         ;
-    if (r % 128 == 1)
-      sched_yield();
+    if (r % 128 == 1) sched_yield();
     size_t pops = r % 2 ? (r >> 8) % (burst + 1) : 0;
     for (size_t k = 0; k < pops; k++)
       if (lz_spark_pool_pop(st.pool, &s) == LZ_SPARK_OK) {
@@ -158,16 +158,15 @@ static void stress_deque(size_t requested, int n_thieves, size_t items) {
   if (lost || dup || bad_ovf || getenv("LZ_SPARK_BENCH"))
     print_message("deque cap %zu, %d thieves, %zu items: %" PRIu64 " pops, %" PRIu64
                   " steals, %" PRIu64 " aborted steals, %zu overflowed; lost %zu dup %zu\n",
-                  (size_t)st.pool->mask + 1, n_thieves, items, st.owner_pops, steals, aborts,
-                  ovf, lost, dup);
+                  (size_t)st.pool->mask + 1, n_thieves, items, st.owner_pops, steals, aborts, ovf,
+                  lost, dup);
   assert_int_equal(lost, 0);
   assert_int_equal(dup, 0);
   assert_int_equal(bad_ovf, 0);
   assert_int_equal(st.pushes_ok + ovf, items);
   assert_int_equal(st.owner_pops + steals, st.pushes_ok);
   assert_int_equal(lz_spark_pool_size(st.pool), 0);
-  if (requested < 64)
-    assert_true(ovf > 0); /* the overflow path was exercised */
+  if (requested < 64) assert_true(ovf > 0); /* the overflow path was exercised */
   pthread_barrier_destroy(&st.start);
   free(st.taken);
   free(st.overflowed);
@@ -199,8 +198,8 @@ static void test_stress_3_thieves(void **state) {
 #define CAPS 3
 typedef struct {
   LzSparkPool *pools[CAPS];
-  size_t per_cap;   /* par# calls per capability */
-  Obj *objs[CAPS];  /* per capability: the objects it sparks */
+  size_t per_cap;          /* par# calls per capability */
+  Obj *objs[CAPS];         /* per capability: the objects it sparks */
   uint32_t *seq_obj[CAPS]; /* sequence number -> object index (written before the push) */
   _Atomic(uint32_t) *delivered[CAPS]; /* per object: times lz_spark_find returned it */
   atomic_uint finished;
@@ -227,8 +226,7 @@ static void run_spark(Caps *c, uint32_t self, const LzSpark *s) {
     return;
   }
   atomic_fetch_add_explicit(&c->delivered[cap][k], 1, memory_order_relaxed);
-  if (obj_claim(&c->objs[cap][k]))
-    c->by_spark[self]++;
+  if (obj_claim(&c->objs[cap][k])) c->by_spark[self]++;
 }
 
 static void *cap_main(void *arg) {
@@ -250,11 +248,9 @@ static void *cap_main(void *arg) {
     c->seq_obj[self][i] = (uint32_t)i;
     LzSparkId id;
     lz_spark_new(me, (LzWord)&objs[i], &id);
-    if (LZ_SPARK_ID_SEQ(id) != i + 1 || LZ_SPARK_ID_CAP(id) != self)
-      atomic_store(&c->bad, true);
+    if (LZ_SPARK_ID_SEQ(id) != i + 1 || LZ_SPARK_ID_CAP(id) != self) atomic_store(&c->bad, true);
     /* the parent sometimes demands an earlier object itself (pseq) */
-    if (i >= 8 && rnd(&seed) % 4 == 0 && obj_claim(&objs[i - 8]))
-      c->by_parent[self]++;
+    if (i >= 8 && rnd(&seed) % 4 == 0 && obj_claim(&objs[i - 8])) c->by_parent[self]++;
     /* and sometimes runs sparks, like an idle capability would */
     if (rnd(&seed) % 3 == 0 && lz_spark_find(c->pools, CAPS, self, &s, &from))
       run_spark(c, self, &s);
@@ -371,7 +367,7 @@ static void *bench_thief(void *arg) {
 /* Co-scheduled windows: owner and thief meet at a spin barrier (so both hold a CPU), the
  * owner pushes K sparks and the thief steals K; a window counts only if neither thread
  * lost its CPU meanwhile (CPU time within 5% of wall time). Reports the median. */
-#define WIN_K 20000
+#define WIN_K      20000
 #define WIN_TRIALS 300
 typedef struct {
   LzSparkPool *pool;
@@ -438,52 +434,55 @@ static void bench_windows(LzSparkPool *p) {
 }
 
 /* Per operation: wall and CPU time of `body` run n times. */
-#define TIME(n, wall, cpu, body)                                                            \
-  do {                                                                                     \
-    double w0_ = now_ns(), c0_ = cpu_ns();                                                 \
-    body;                                                                                  \
-    cpu = (cpu_ns() - c0_) / (double)(n);                                                  \
-    wall = (now_ns() - w0_) / (double)(n);                                                 \
+#define TIME(n, wall, cpu, body)                                                                   \
+  do {                                                                                             \
+    double w0_ = now_ns(), c0_ = cpu_ns();                                                         \
+    body;                                                                                          \
+    cpu = (cpu_ns() - c0_) / (double)(n);                                                          \
+    wall = (now_ns() - w0_) / (double)(n);                                                         \
   } while (0)
 
 static void test_bench(void **state) {
   (void)state;
-  if (!getenv("LZ_SPARK_BENCH"))
-    skip();
+  if (!getenv("LZ_SPARK_BENCH")) skip();
   const size_t N = env_size("LZ_SPARK_BENCH_OPS", UNDER_TSAN ? 1000000 : 20000000);
   const size_t B = 4096, R = N / B;
   LzSparkPool *p = lz_spark_pool_new(0, LZ_SPARK_POOL_DEFAULT);
   LzSpark s;
   uint64_t sink = 0;
   double w, c;
-  TIME(N, w, c, for (size_t i = 0; i < N; i++) {
-    lz_spark_pool_push(p, (i + 1) << 4, i);
-    lz_spark_pool_pop(p, &s);
-    sink += s.id;
-  });
+  TIME(
+      N, w, c, for (size_t i = 0; i < N; i++) {
+        lz_spark_pool_push(p, (i + 1) << 4, i);
+        lz_spark_pool_pop(p, &s);
+        sink += s.id;
+      });
   print_message("uncontended push+pop (pool stays empty): %.2f ns CPU (%.2f wall)\n", c, w);
-  TIME(R * B, w, c, for (size_t r = 0; r < R; r++) {
-    for (size_t i = 0; i < B; i++)
-      lz_spark_pool_push(p, (i + 1) << 4, i);
-    for (size_t i = 0; i < B; i++)
-      sink += lz_spark_pool_pop(p, &s);
-  });
-  print_message("uncontended 4096 pushes then 4096 pops: %.2f ns CPU per push+pop (%.2f wall)\n",
-                c, w);
-  TIME(R * B, w, c, for (size_t r = 0; r < R; r++) {
-    for (size_t i = 0; i < B; i++)
-      lz_spark_pool_push(p, (i + 1) << 4, i);
-    for (size_t i = 0; i < B; i++)
-      sink += lz_spark_pool_steal(p, &s);
-  });
-  print_message("uncontended 4096 pushes then 4096 steals: %.2f ns CPU per push+steal (%.2f wall)\n",
-                c, w);
+  TIME(
+      R * B, w, c, for (size_t r = 0; r < R; r++) {
+        for (size_t i = 0; i < B; i++)
+          lz_spark_pool_push(p, (i + 1) << 4, i);
+        for (size_t i = 0; i < B; i++)
+          sink += lz_spark_pool_pop(p, &s);
+      });
+  print_message("uncontended 4096 pushes then 4096 pops: %.2f ns CPU per push+pop (%.2f wall)\n", c,
+                w);
+  TIME(
+      R * B, w, c, for (size_t r = 0; r < R; r++) {
+        for (size_t i = 0; i < B; i++)
+          lz_spark_pool_push(p, (i + 1) << 4, i);
+        for (size_t i = 0; i < B; i++)
+          sink += lz_spark_pool_steal(p, &s);
+      });
+  print_message(
+      "uncontended 4096 pushes then 4096 steals: %.2f ns CPU per push+steal (%.2f wall)\n", c, w);
   static Obj o;
   obj_set(&o, &thunk_info);
-  TIME(N, w, c, for (size_t i = 0; i < N; i++) {
-    lz_spark_new(p, (LzWord)&o, NULL);
-    lz_spark_pool_pop(p, &s);
-  });
+  TIME(
+      N, w, c, for (size_t i = 0; i < N; i++) {
+        lz_spark_new(p, (LzWord)&o, NULL);
+        lz_spark_pool_pop(p, &s);
+      });
   print_message("uncontended lz_spark_new+pop: %.2f ns CPU (%.2f wall) [%" PRIu64 "]\n", c, w,
                 sink & 1);
 
@@ -496,10 +495,11 @@ static void test_bench(void **state) {
   pthread_create(&tid, NULL, bench_thief, &b);
   atomic_store(&b.go, true);
   uint64_t full = 0;
-  TIME(M, w, c, for (size_t i = 0; i < M; i++) {
-    while (!lz_spark_pool_push(p, (i + 1) << 4, i))
-      full++;
-  });
+  TIME(
+      M, w, c, for (size_t i = 0; i < M; i++) {
+        while (!lz_spark_pool_push(p, (i + 1) << 4, i))
+          full++;
+      });
   atomic_store(&b.stop, true);
   pthread_join(tid, NULL);
   print_message("2 threads, whole run (includes time-slicing), owner pushes %zu, thief "
@@ -519,10 +519,11 @@ static void test_bench(void **state) {
   pthread_create(&tid, NULL, bench_thief, &b);
   atomic_store(&b.go, true);
   uint64_t pops = 0;
-  TIME(M, w, c, for (size_t i = 0; i < M; i++) {
-    lz_spark_pool_push(p, (i + 1) << 4, i);
-    pops += lz_spark_pool_pop(p, &s) == LZ_SPARK_OK;
-  });
+  TIME(
+      M, w, c, for (size_t i = 0; i < M; i++) {
+        lz_spark_pool_push(p, (i + 1) << 4, i);
+        pops += lz_spark_pool_pop(p, &s) == LZ_SPARK_OK;
+      });
   atomic_store(&b.stop, true);
   pthread_join(tid, NULL);
   print_message("2 threads, owner push+pop pairs against a stealing thief: %.2f ns CPU per pair "
@@ -531,7 +532,6 @@ static void test_bench(void **state) {
   assert_int_equal(pops + b.steals, M);
   lz_spark_pool_free(p);
 }
-
 
 int main(int argc, char **argv) {
   if (argc > 1) /* a cmocka test filter, e.g. "test_stress*" */

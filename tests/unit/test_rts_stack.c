@@ -10,9 +10,10 @@
  * past -K the program prints GHC's two-line message and exits 2; allocating past -M
  * prints "Heap exhausted;" and exits 251.
  */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
 #include "test_rts_util.h"
@@ -31,8 +32,7 @@ static void test_push_many(void **state) {
   LzWord *bottom_frame = sp;
   const LzWord n = 1000000;
   for (LzWord i = 0; i < n; i++) {
-    if (sp - 3 < cap->sp_lim)
-      sp = lz_stack_grow(cap, sp, 3);
+    if (sp - 3 < cap->sp_lim) sp = lz_stack_grow(cap, sp, 3);
     sp -= 3;
     sp[0] = (LzWord)&lz_update_frame_info; /* any frame-looking word */
     sp[1] = i;
@@ -63,8 +63,7 @@ LZ_FN(plus_cont) {
 static const LzInfo plus_info = {plus_cont, LZ_FRAME_RET, 0, 0, 1, 0, "plus"};
 
 LZ_FN(sumto_entry) {
-  if (sp - 2 < cap->sp_lim)
-    sp = lz_stack_grow(cap, sp, 2);
+  if (sp - 2 < cap->sp_lim) sp = lz_stack_grow(cap, sp, 2);
   if (r2 == 0) {
     r1 = 0;
     LZ_RETURN();

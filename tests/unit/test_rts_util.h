@@ -17,9 +17,9 @@
 #include "rts_priv.h"
 
 typedef struct {
-  int status;      /* exit status, or -signal */
-  char err[8192];  /* what the child wrote on stderr */
-  char out[8192];  /* and on stdout */
+  int status;     /* exit status, or -signal */
+  char err[8192]; /* what the child wrote on stderr */
+  char out[8192]; /* and on stdout */
 } ChildResult;
 
 static inline void read_all(int fd, char *buf, size_t cap) {
@@ -35,8 +35,7 @@ static inline ChildResult run_child(void (*fn)(void *), void *arg) {
   ChildResult r;
   memset(&r, 0, sizeof r);
   int e[2], o[2];
-  if (pipe(e) || pipe(o))
-    return r;
+  if (pipe(e) || pipe(o)) return r;
   fflush(stdout);
   fflush(stderr);
   pid_t pid = fork();

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 
 #include <stdio.h>
@@ -96,30 +97,35 @@ static void test_spark_and_coerce_primops(void **state) {
 
 static void test_data_array(void **state) {
   (void)state;
-  accepts("import Data.Array\n"
-          "fibs :: Int -> Array Int Integer\n"
-          "fibs n = a where a = listArray (0, n) [f i | i <- [0 .. n]]\n"
-          "                 f i = if i < 2 then toInteger i else a ! (i - 1) + a ! (i - 2)\n"
-          "main :: IO ()\n"
-          "main = do\n"
-          "  let g = accumArray (+) 0 ((0, 0), (1, 2)) [((i `mod` 2, i `mod` 3), i) | i <- [1 .. 9]]\n"
-          "  print (fibs 50 ! 50, bounds g, elems (fmap (* 2) g), g // [((0, 0), 7)] == g)\n"
-          "  print (ixmap (0, 2) (\\i -> (1, i)) g, accum (+) g [((1, 1), 1)] < g, range ('a', 'c'))\n");
+  accepts(
+      "import Data.Array\n"
+      "fibs :: Int -> Array Int Integer\n"
+      "fibs n = a where a = listArray (0, n) [f i | i <- [0 .. n]]\n"
+      "                 f i = if i < 2 then toInteger i else a ! (i - 1) + a ! (i - 2)\n"
+      "main :: IO ()\n"
+      "main = do\n"
+      "  let g = accumArray (+) 0 ((0, 0), (1, 2)) [((i `mod` 2, i `mod` 3), i) | i <- [1 .. 9]]\n"
+      "  print (fibs 50 ! 50, bounds g, elems (fmap (* 2) g), g // [((0, 0), 7)] == g)\n"
+      "  print (ixmap (0, 2) (\\i -> (1, i)) g, accum (+) g [((1, 1), 1)] < g, range ('a', "
+      "'c'))\n");
   /* Array is abstract: its constructor is not exported */
-  rejects("import Data.Array\nmain :: IO ()\nmain = case listArray (0, 0) \"a\" of Array _ _ _ _ -> return ()\n",
+  rejects("import Data.Array\nmain :: IO ()\nmain = case listArray (0, 0) \"a\" of Array _ _ _ _ "
+          "-> return ()\n",
           "Not in scope: data constructor ‘Array’");
   /* no Ix instance for Double: ambiguous after defaulting fails, as in GHC */
-  rejects("import Data.Array\nmain :: IO ()\nmain = print (listArray (0.5, 1.5) \"ab\" ! 1.0)\n", "(Ix a0)");
+  rejects("import Data.Array\nmain :: IO ()\nmain = print (listArray (0.5, 1.5) \"ab\" ! 1.0)\n",
+          "(Ix a0)");
 }
 
 static void test_data_complex(void **state) {
   (void)state;
-  accepts("import Data.Complex\n"
-          "main :: IO ()\n"
-          "main = do\n"
-          "  let z = (1 :+ 2) * (3 :+ (-1)) :: Complex Double\n"
-          "  print (z, magnitude z, phase z, polar z, conjugate z, mkPolar 1 pi :: Complex Double)\n"
-          "  print (sqrt z, exp z, z ** 0.5, asinh z, realPart (cis 1 :: Complex Double), z / 2)\n");
+  accepts(
+      "import Data.Complex\n"
+      "main :: IO ()\n"
+      "main = do\n"
+      "  let z = (1 :+ 2) * (3 :+ (-1)) :: Complex Double\n"
+      "  print (z, magnitude z, phase z, polar z, conjugate z, mkPolar 1 pi :: Complex Double)\n"
+      "  print (sqrt z, exp z, z ** 0.5, asinh z, realPart (cis 1 :: Complex Double), z / 2)\n");
   /* the numeric instances need RealFloat, as in GHC */
   rejects("import Data.Complex\nmain :: IO ()\nmain = print ((1 :+ 2) * (3 :+ 4) :: Complex Int)\n",
           "No instance for (RealFloat Int)");
@@ -127,18 +133,20 @@ static void test_data_complex(void **state) {
 
 static void test_text_printf(void **state) {
   (void)state;
-  accepts("import Text.Printf\n"
-          "import System.IO\n"
-          "main :: IO ()\n"
-          "main = do\n"
-          "  printf \"%d %s %c %.2f %5x\\n\" (1 :: Int) \"two\" '3' (4.5 :: Double) (255 :: Integer)\n"
-          "  let s = printf \"%03d|%-4s|\" (7 :: Int) \"ab\" :: String\n"
-          "  putStrLn s\n"
-          "  hPrintf stderr \"%s\\n\" s\n"
-          "  mapM_ (\\x -> printf \"%d\\n\" x) [1, 2 :: Int]\n"
-          "  printf \"done\\n\"\n");
+  accepts(
+      "import Text.Printf\n"
+      "import System.IO\n"
+      "main :: IO ()\n"
+      "main = do\n"
+      "  printf \"%d %s %c %.2f %5x\\n\" (1 :: Int) \"two\" '3' (4.5 :: Double) (255 :: Integer)\n"
+      "  let s = printf \"%03d|%-4s|\" (7 :: Int) \"ab\" :: String\n"
+      "  putStrLn s\n"
+      "  hPrintf stderr \"%s\\n\" s\n"
+      "  mapM_ (\\x -> printf \"%d\\n\" x) [1, 2 :: Int]\n"
+      "  printf \"done\\n\"\n");
   /* Bool is not a PrintfArg */
-  rejects("import Text.Printf\nmain :: IO ()\nmain = printf \"%s\\n\" True\n", "No instance for (PrintfArg Bool)");
+  rejects("import Text.Printf\nmain :: IO ()\nmain = printf \"%s\\n\" True\n",
+          "No instance for (PrintfArg Bool)");
 }
 
 static void test_either_and_char(void **state) {
@@ -147,37 +155,38 @@ static void test_either_and_char(void **state) {
           "main :: IO ()\n"
           "main = do\n"
           "  let es = [Left 'a', Right (1 :: Int), Left 'b']\n"
-          "  print (lefts es, rights es, partitionEithers es, isLeft (head es), fromRight 0 (head es))\n"
-          "  print (generalCategory 'a', [minBound .. maxBound :: GeneralCategory], fromLeft 'z' (Right ()))\n");
+          "  print (lefts es, rights es, partitionEithers es, isLeft (head es), fromRight 0 (head "
+          "es))\n"
+          "  print (generalCategory 'a', [minBound .. maxBound :: GeneralCategory], fromLeft 'z' "
+          "(Right ()))\n");
 }
 
 static void test_parallel(void **state) {
   (void)state;
-  accepts("import Control.Parallel\nimport Control.Parallel.Strategies\nimport Control.DeepSeq\n"
-          "data T = T Int [Int]\n"
-          "instance NFData T where\n"
-          "  rnf (T a b) = rnf a `seq` rnf b\n"
-          "main :: IO ()\n"
-          "main = do\n"
-          "  let xs = parMap rdeepseq (\\n -> [n, n * 2]) [1 .. 10 :: Int]\n"
-          "  print (xs, map (* 2) [1 .. 5 :: Int] `using` parListChunk 2 rseq)\n"
-          "  print (runEval (do a <- rpar (1 :: Int); b <- rseq 2; return (a + b)))\n"
-          "  print ((1 :: Int, 'x') `using` parTuple2 rseq r0, force (T 1 [2]) `seq` ())\n"
-          "  print (let a = sum [1 .. 100 :: Int] in a `par` (a `pseq` a), [1, 2 :: Int] `deepseq` 3)\n"
-          "  r <- [3, 4 :: Int] `usingIO` evalList rpar\n"
-          "  print (r, withStrategy (parBuffer 2 rseq) [1, 2 :: Int], (+ 1) <$!!> Just (1 :: Int))\n");
+  accepts(
+      "import Control.Parallel\nimport Control.Parallel.Strategies\nimport Control.DeepSeq\n"
+      "data T = T Int [Int]\n"
+      "instance NFData T where\n"
+      "  rnf (T a b) = rnf a `seq` rnf b\n"
+      "main :: IO ()\n"
+      "main = do\n"
+      "  let xs = parMap rdeepseq (\\n -> [n, n * 2]) [1 .. 10 :: Int]\n"
+      "  print (xs, map (* 2) [1 .. 5 :: Int] `using` parListChunk 2 rseq)\n"
+      "  print (runEval (do a <- rpar (1 :: Int); b <- rseq 2; return (a + b)))\n"
+      "  print ((1 :: Int, 'x') `using` parTuple2 rseq r0, force (T 1 [2]) `seq` ())\n"
+      "  print (let a = sum [1 .. 100 :: Int] in a `par` (a `pseq` a), [1, 2 :: Int] `deepseq` 3)\n"
+      "  r <- [3, 4 :: Int] `usingIO` evalList rpar\n"
+      "  print (r, withStrategy (parBuffer 2 rseq) [1, 2 :: Int], (+ 1) <$!!> Just (1 :: Int))\n");
   /* a user type without an NFData instance */
-  rejects("import Control.DeepSeq\ndata U = U\nmain :: IO ()\nmain = print (U `deepseq` ())\n", "No instance for (NFData U)");
+  rejects("import Control.DeepSeq\ndata U = U\nmain :: IO ()\nmain = print (U `deepseq` ())\n",
+          "No instance for (NFData U)");
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_array_primops),
-      cmocka_unit_test(test_spark_and_coerce_primops),
-      cmocka_unit_test(test_data_array),
-      cmocka_unit_test(test_data_complex),
-      cmocka_unit_test(test_text_printf),
-      cmocka_unit_test(test_either_and_char),
+      cmocka_unit_test(test_array_primops), cmocka_unit_test(test_spark_and_coerce_primops),
+      cmocka_unit_test(test_data_array),    cmocka_unit_test(test_data_complex),
+      cmocka_unit_test(test_text_printf),   cmocka_unit_test(test_either_and_char),
       cmocka_unit_test(test_parallel),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

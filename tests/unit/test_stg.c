@@ -94,7 +94,8 @@ static void expect_no_text(const char *needle) {
 
 static int count_text(const char *needle) {
   int n = 0;
-  for (const char *s = text; (s = strstr(s, needle)); s++) n++;
+  for (const char *s = text; (s = strstr(s, needle)); s++)
+    n++;
   return n;
 }
 
@@ -120,7 +121,8 @@ static void find_check(StgVar *v, int uniq) {
 }
 
 static void find_in_rhs(StgRhs *r, int uniq) {
-  for (int i = 0; i < r->arity; i++) find_check(r->params[i], uniq);
+  for (int i = 0; i < r->arity; i++)
+    find_check(r->params[i], uniq);
   if (r->kind != STG_CON) find_in_expr(r->body, uniq);
 }
 
@@ -203,7 +205,8 @@ static CoreExpr *just(CoreExpr *x) {
   return con_app(W.just, 1, &t, 1, &x);
 }
 static CoreExpr *lams(int n, CoreVar **vs, CoreExpr *body) {
-  for (int i = n - 1; i >= 0; i--) body = core_lam(vs[i], body);
+  for (int i = n - 1; i >= 0; i--)
+    body = core_lam(vs[i], body);
   return body;
 }
 static CoreExpr *prim2(int op, CoreExpr *a, CoreExpr *b) {
@@ -237,7 +240,8 @@ static void test_free_variables_in_order(void **state) {
   (void)state;
   CoreVar *a = local("a", INT()), *b = local("b", INT()), *c = local("c", INT());
   CoreVar *t = local("t", INT()), *u = local("u", INT());
-  CoreExpr *body = mk_let(false, t, PLUS(V(a), V(b)), mk_let(false, u, PLUS(V(t), V(c)), just(V(u))));
+  CoreExpr *body =
+      mk_let(false, t, PLUS(V(a), V(b)), mk_let(false, u, PLUS(V(t), V(c)), just(V(u))));
   CoreVar *f = global("f", FN(INT(), FN(INT(), FN(INT(), TA(W.maybe, INT())))));
   add_bind(f, lams(3, (CoreVar *[]){a, b, c}, body));
   convert();
@@ -312,8 +316,9 @@ static void test_update_flags(void **state) {
   CoreTyCon *t3 = core_tuple_tycon(3);
   CoreType *tys[] = {INT(), mi, ii};
   CoreExpr *tup = con_app(t3->cons[0], 3, tys, 3, (CoreExpr *[]){V(a), V(b), V(c)});
-  CoreExpr *body = mk_let(false, a, PLUS(V(x), V(x)),
-                          mk_let(false, b, just(V(x)), mk_let(false, c, core_lam(y, PLUS(V(y), V(x))), tup)));
+  CoreExpr *body =
+      mk_let(false, a, PLUS(V(x), V(x)),
+             mk_let(false, b, just(V(x)), mk_let(false, c, core_lam(y, PLUS(V(y), V(x))), tup)));
   add_bind(global("k", FN(INT(), core_type_apply_con(t3, 3, tys))), core_lam(x, body));
   convert();
   assert_int_equal(sv(a)->rhs->kind, STG_THUNK);
@@ -335,12 +340,14 @@ static void test_arity_collects_nested_lambdas(void **state) {
   (void)state;
   CoreTyVar *ta = tv("a"), *tb = tv("b");
   CoreVar *x = local("x", TV(ta)), *y = local("y", TV(tb));
-  add_bind(global("konst", core_type_forall(ta, core_type_forall(tb, FN(TV(ta), FN(TV(tb), TV(ta)))))),
-           core_tylam(ta, core_tylam(tb, core_lam(x, core_lam(y, V(x))))));
+  add_bind(
+      global("konst", core_type_forall(ta, core_type_forall(tb, FN(TV(ta), FN(TV(tb), TV(ta)))))),
+      core_tylam(ta, core_tylam(tb, core_lam(x, core_lam(y, V(x))))));
   CoreVar *n = local("n", INT()), *w = local("w", T(W.world));
   CoreType *it = INT();
   CoreExpr *res = con_app(W.ioresc, 1, &it, 2, (CoreExpr *[]){V(w), V(n)});
-  add_bind(global("io", FN(INT(), TA(W.io, INT()))), core_lam(n, mk_cast(core_lam(w, res), TA(W.io, INT()))));
+  add_bind(global("io", FN(INT(), TA(W.io, INT()))),
+           core_lam(n, mk_cast(core_lam(w, res), TA(W.io, INT()))));
   add_main();
   convert();
   assert_int_equal(top_rhs("konst")->arity, 2);
@@ -360,14 +367,16 @@ static void test_arity_collects_nested_lambdas(void **state) {
 
 /* ---- let-no-escape ------------------------------------------------------------------------- */
 
-/* f = \x -> let j = \y -> plus y x in case x of b { I# n -> case n of { 0# -> j x; DEFAULT -> j b } } */
+/* f = \x -> let j = \y -> plus y x in case x of b { I# n -> case n of { 0# -> j x; DEFAULT -> j b }
+ * } */
 static void test_lne_detected(void **state) {
   (void)state;
   CoreVar *x = local("x", INT()), *y = local("y", INT()), *j = local("j", FN(INT(), INT()));
   CoreVar *b = local("b", INT()), *n = local("n", INTP()), *n2 = local("n2", INTP());
   CoreAlt alts[] = {alt_lit(0, core_app(V(j), V(x))), alt_default(core_app(V(j), V(b)))};
   CoreExpr *body = unbox(x, b, n, INT(), mk_case(V(n), n2, INT(), 2, alts));
-  add_bind(global("f", FN(INT(), INT())), core_lam(x, mk_let(false, j, core_lam(y, PLUS(V(y), V(x))), body)));
+  add_bind(global("f", FN(INT(), INT())),
+           core_lam(x, mk_let(false, j, core_lam(y, PLUS(V(y), V(x))), body)));
   convert();
   StgVar *sj = sv(j);
   assert_true(sj->lne);
@@ -394,8 +403,10 @@ static void test_lne_nullary_and_transitive(void **state) {
   CoreVar *b = local("b", INT()), *n = local("n", INTP()), *n2 = local("n2", INTP());
   CoreAlt alts[] = {alt_lit(0, V(t)), alt_default(V(x))};
   add_bind(global("g", FN(INT(), INT())),
-           core_lam(x, mk_let(false, t, PLUS(V(x), V(x)), unbox(x, b, n, INT(), mk_case(V(n), n2, INT(), 2, alts)))));
-  /* h = \x -> let j = \y -> plus y x in let k = \z -> j z in case x of b { I# n -> case n of { 0# -> k x; DEFAULT -> j x } } */
+           core_lam(x, mk_let(false, t, PLUS(V(x), V(x)),
+                              unbox(x, b, n, INT(), mk_case(V(n), n2, INT(), 2, alts)))));
+  /* h = \x -> let j = \y -> plus y x in let k = \z -> j z in case x of b { I# n -> case n of { 0#
+   * -> k x; DEFAULT -> j x } } */
   CoreVar *hx = local("x", INT()), *y = local("y", INT()), *z = local("z", INT());
   CoreVar *j = local("j", FN(INT(), INT())), *k = local("k", FN(INT(), INT()));
   CoreVar *hb = local("b", INT()), *hn = local("n", INTP()), *hn2 = local("n2", INTP());
@@ -416,12 +427,15 @@ static void test_lne_nullary_and_transitive(void **state) {
   assert_ptr_equal(sv(k)->rhs->fvs[0], sv(hx));
 }
 
-/* sumTo = \n -> let rec go = \i acc -> case i of { 0# -> acc; DEFAULT -> go (i -# 1#) (acc +# i) } in go n 0# */
+/* sumTo = \n -> let rec go = \i acc -> case i of { 0# -> acc; DEFAULT -> go (i -# 1#) (acc +# i) }
+ * in go n 0# */
 static void test_lne_recursive_loop(void **state) {
   (void)state;
-  CoreVar *n = local("n", INTP()), *i = local("i", INTP()), *acc = local("acc", INTP()), *i2 = local("i2", INTP());
+  CoreVar *n = local("n", INTP()), *i = local("i", INTP()), *acc = local("acc", INTP()),
+          *i2 = local("i2", INTP());
   CoreVar *go = local("go", FN(INTP(), FN(INTP(), INTP())));
-  CoreExpr *rec_call = A2(V(go), prim2(P_INT_SUB, V(i), lit_int(1)), prim2(P_INT_ADD, V(acc), V(i)));
+  CoreExpr *rec_call =
+      A2(V(go), prim2(P_INT_SUB, V(i), lit_int(1)), prim2(P_INT_ADD, V(acc), V(i)));
   CoreAlt alts[] = {alt_lit(0, V(acc)), alt_default(rec_call)};
   CoreExpr *go_rhs = lams(2, (CoreVar *[]){i, acc}, mk_case(V(i), i2, INTP(), 2, alts));
   add_bind(global("sumTo", FN(INTP(), INTP())),
@@ -450,31 +464,38 @@ static void test_lne_negative_cases(void **state) {
   CoreType *ii = FN(INT(), INT()), *it = INT();
   /* f1: passed as an argument (map j [x]) */
   CoreVar *x1 = local("x", INT()), *y1 = local("y", INT()), *j1 = local("j1", ii);
-  CoreExpr *lst = con_app(W.cons, 1, &it, 2, (CoreExpr *[]){V(x1), con_app(W.nil, 1, &it, 0, NULL)});
+  CoreExpr *lst =
+      con_app(W.cons, 1, &it, 2, (CoreExpr *[]){V(x1), con_app(W.nil, 1, &it, 0, NULL)});
   CoreExpr *call = A2(core_tyapp(core_tyapp(V(map), INT()), INT()), V(j1), lst);
   add_bind(global("f1", FN(INT(), TA(W.list, INT()))),
            core_lam(x1, mk_let(false, j1, core_lam(y1, PLUS(V(y1), V(x1))), call)));
   /* f2: called as a case scrutinee */
-  CoreVar *x2 = local("x", INT()), *y2 = local("y", INT()), *j2 = local("j2", ii), *r2 = local("r", INT());
+  CoreVar *x2 = local("x", INT()), *y2 = local("y", INT()), *j2 = local("j2", ii),
+          *r2 = local("r", INT());
   CoreExpr *sc2 = mk_case(core_app(V(j2), V(x2)), r2, INT(), 1, (CoreAlt[]){alt_default(V(x2))});
-  add_bind(global("f2", ii), core_lam(x2, mk_let(false, j2, core_lam(y2, PLUS(V(y2), V(x2))), sc2)));
+  add_bind(global("f2", ii),
+           core_lam(x2, mk_let(false, j2, core_lam(y2, PLUS(V(y2), V(x2))), sc2)));
   /* f3: called with too few arguments */
   CoreVar *x3 = local("x", INT()), *y3 = local("y", INT()), *z3 = local("z", INT());
   CoreVar *j3 = local("j3", FN(INT(), ii));
   add_bind(global("f3", FN(INT(), ii)),
-           core_lam(x3, mk_let(false, j3, lams(2, (CoreVar *[]){y3, z3}, PLUS(V(y3), V(z3))), core_app(V(j3), V(x3)))));
+           core_lam(x3, mk_let(false, j3, lams(2, (CoreVar *[]){y3, z3}, PLUS(V(y3), V(z3))),
+                               core_app(V(j3), V(x3)))));
   /* f4: called inside a thunk */
-  CoreVar *x4 = local("x", INT()), *y4 = local("y", INT()), *j4 = local("j4", ii), *t4 = local("t", INT());
+  CoreVar *x4 = local("x", INT()), *y4 = local("y", INT()), *j4 = local("j4", ii),
+          *t4 = local("t", INT());
   add_bind(global("f4", FN(INT(), TA(W.maybe, INT()))),
            core_lam(x4, mk_let(false, j4, core_lam(y4, PLUS(V(y4), V(x4))),
                                mk_let(false, t4, core_app(V(j4), V(x4)), just(V(t4))))));
   /* f5: a recursive nullary binding (a <<loop>>, which must stay detectable) */
-  CoreVar *x5 = local("x", INT()), *r5 = local("r5", INT()), *b5 = local("b", INT()), *n5 = local("n", INTP());
-  add_bind(global("f5", ii), core_lam(x5, mk_let(true, r5, unbox(x5, b5, n5, INT(), V(r5)), V(r5))));
+  CoreVar *x5 = local("x", INT()), *r5 = local("r5", INT()), *b5 = local("b", INT()),
+          *n5 = local("n", INTP());
+  add_bind(global("f5", ii),
+           core_lam(x5, mk_let(true, r5, unbox(x5, b5, n5, INT(), V(r5)), V(r5))));
   /* f6: called under an scc */
   CoreVar *x6 = local("x", INT()), *y6 = local("y", INT()), *j6 = local("j6", ii);
   add_bind(global("f6", ii), core_lam(x6, mk_let(false, j6, core_lam(y6, PLUS(V(y6), V(x6))),
-                                                  scc("work", core_app(V(j6), V(x6))))));
+                                                 scc("work", core_app(V(j6), V(x6))))));
   convert();
   assert_false(sv(j1)->lne);
   assert_false(sv(j2)->lne);
@@ -493,7 +514,8 @@ static void test_lne_negative_cases(void **state) {
 static void test_mixed_rec_group_is_split(void **state) {
   (void)state;
   CoreType *it = INT(), *li = TA(W.list, INT());
-  CoreVar *x = local("x", INT()), *i = local("i", INT()), *b = local("b", INT()), *n = local("n", INTP());
+  CoreVar *x = local("x", INT()), *i = local("i", INT()), *b = local("b", INT()),
+          *n = local("n", INTP());
   CoreVar *n2 = local("n2", INTP()), *go = local("go", FN(INT(), li)), *xs = local("xs", li);
   CoreAlt alts[] = {alt_lit(0, V(xs)), alt_default(core_app(V(go), V(x)))};
   CoreExpr *go_rhs = core_lam(i, unbox(i, b, n, li, mk_case(V(n), n2, li, 2, alts)));
@@ -533,17 +555,20 @@ static void test_erasure_of_casts_and_type_applications(void **state) {
   CoreType *age = T(W.age);
   /* useId = \a -> id @Int (a |> Int) */
   CoreVar *a = local("a", age);
-  add_bind(global("useId", FN(age, INT())), core_lam(a, core_app(core_tyapp(V(id), INT()), mk_cast(V(a), INT()))));
+  add_bind(global("useId", FN(age, INT())),
+           core_lam(a, core_app(core_tyapp(V(id), INT()), mk_cast(V(a), INT()))));
   /* mkAge = \n -> n |> Age */
   CoreVar *n = local("n", INT());
   add_bind(global("mkAge", FN(INT(), age)), core_lam(n, mk_cast(V(n), age)));
   /* caseAge = \a -> case (a |> Int) of b { I# m -> b } */
   CoreVar *a2 = local("a", age), *b = local("b", INT()), *m = local("m", INTP());
   CoreAlt alt = alt_con(W.ihash, &m, V(b));
-  add_bind(global("caseAge", FN(age, INT())), core_lam(a2, mk_case(mk_cast(V(a2), INT()), b, INT(), 1, &alt)));
+  add_bind(global("caseAge", FN(age, INT())),
+           core_lam(a2, mk_case(mk_cast(V(a2), INT()), b, INT(), 1, &alt)));
   /* alias = \x -> let y = x |> Age in y */
   CoreVar *x = local("x", INT()), *y = local("y", age);
-  add_bind(global("alias", FN(INT(), age)), core_lam(x, mk_let(false, y, mk_cast(V(x), age), V(y))));
+  add_bind(global("alias", FN(INT(), age)),
+           core_lam(x, mk_let(false, y, mk_cast(V(x), age), V(y))));
   convert();
   expect_text(lz_fmt("useId = \\r [] %s -> id/1 %s\n", N(a), N(a)));
   expect_text(lz_fmt("mkAge = \\r [] %s -> %s\n", N(n), N(n)));
@@ -562,19 +587,24 @@ static void test_unlifted_arguments_are_evaluated_not_thunked(void **state) {
   CoreVar *gn = local("n", INTP()), *gi = global("gi", FN(INTP(), INT()));
   add_bind(gi, core_lam(gn, con_app(W.ihash, 0, NULL, 1, (CoreExpr *[]){V(gn)})));
   CoreVar *x = local("x", INTP());
-  add_bind(global("f", FN(INTP(), INT())), core_lam(x, core_app(V(gi), prim2(P_INT_ADD, V(x), lit_int(1)))));
+  add_bind(global("f", FN(INTP(), INT())),
+           core_lam(x, core_app(V(gi), prim2(P_INT_ADD, V(x), lit_int(1)))));
   /* h = \x -> let b = I# (x +# 1#) in Just b  (pure primop: evaluated early, b a constructor) */
   CoreVar *hx = local("x", INTP()), *hb = local("b", INT());
   CoreExpr *box = con_app(W.ihash, 0, NULL, 1, (CoreExpr *[]){prim2(P_INT_ADD, V(hx), lit_int(1))});
-  add_bind(global("h", FN(INTP(), TA(W.maybe, INT()))), core_lam(hx, mk_let(false, hb, box, just(V(hb)))));
+  add_bind(global("h", FN(INTP(), TA(W.maybe, INT()))),
+           core_lam(hx, mk_let(false, hb, box, just(V(hb)))));
   /* q = \x -> let b = I# (quotInt# x 0#) in Just b  (can fail: stays lazy, a thunk) */
   CoreVar *qx = local("x", INTP()), *qb = local("b", INT());
-  CoreExpr *qbox = con_app(W.ihash, 0, NULL, 1, (CoreExpr *[]){prim2(P_INT_QUOT, V(qx), lit_int(0))});
-  add_bind(global("q", FN(INTP(), TA(W.maybe, INT()))), core_lam(qx, mk_let(false, qb, qbox, just(V(qb)))));
+  CoreExpr *qbox =
+      con_app(W.ihash, 0, NULL, 1, (CoreExpr *[]){prim2(P_INT_QUOT, V(qx), lit_int(0))});
+  add_bind(global("q", FN(INTP(), TA(W.maybe, INT()))),
+           core_lam(qx, mk_let(false, qb, qbox, just(V(qb)))));
   /* s = \x -> let y :: Int# = x +# x in I# y  (a strict let: a case) */
   CoreVar *sx = local("x", INTP()), *sy = local("y", INTP());
   add_bind(global("s", FN(INTP(), INT())),
-           core_lam(sx, mk_let(false, sy, prim2(P_INT_ADD, V(sx), V(sx)), con_app(W.ihash, 0, NULL, 1, (CoreExpr *[]){V(sy)}))));
+           core_lam(sx, mk_let(false, sy, prim2(P_INT_ADD, V(sx), V(sx)),
+                               con_app(W.ihash, 0, NULL, 1, (CoreExpr *[]){V(sy)}))));
   /* r = gw realWorld#  and  d = \x -> D# (x +## x) */
   CoreVar *w = local("w", T(W.world)), *gw = global("gw", FN(T(W.world), INT()));
   add_bind(gw, core_lam(w, boxed(1)));
@@ -594,8 +624,8 @@ static void test_unlifted_arguments_are_evaluated_not_thunked(void **state) {
   assert_int_equal(top_rhs("h")->body->kind, SE_CASE);
   assert_int_equal(sv(qb)->rhs->kind, STG_THUNK);
   expect_text(lz_fmt("%s = \\u [%s] -> case intQuot# [%s 0#] of ", N(qb), N(qx), N(qx)));
-  expect_text(lz_fmt("s = \\r [] %s:I -> case intAdd# [%s %s] of %s:I { DEFAULT -> I# [%s] }", N(sx), N(sx),
-                     N(sx), N(sy), N(sy)));
+  expect_text(lz_fmt("s = \\r [] %s:I -> case intAdd# [%s %s] of %s:I { DEFAULT -> I# [%s] }",
+                     N(sx), N(sx), N(sx), N(sy), N(sy)));
   expect_text("r = \\u [] -> gw/1 0#");
   StgExpr *db = top_rhs("d")->body;
   assert_int_equal(db->kind, SE_CASE);
@@ -609,7 +639,8 @@ static void test_integer_literals(void **state) {
   (void)state;
   CoreType *integer = T(W.integer);
   CoreExpr *l1 = lit_integer("42", true, 42), *l2 = lit_integer("42", true, 42);
-  CoreExpr *l3 = lit_integer("123456789012345678901234567890", false, 0), *l4 = lit_integer("-5", true, -5);
+  CoreExpr *l3 = lit_integer("123456789012345678901234567890", false, 0),
+           *l4 = lit_integer("-5", true, -5);
   add_bind(global("i1", TA(W.maybe, integer)), con_app(W.just, 1, &integer, 1, &l1));
   add_bind(global("i2", TA(W.maybe, integer)), con_app(W.just, 1, &integer, 1, &l2));
   add_bind(global("i3", TA(W.maybe, integer)), con_app(W.just, 1, &integer, 1, &l3));
@@ -633,7 +664,8 @@ static void test_static_constructors(void **state) {
   CoreType *it = INT();
   CoreExpr *nil = con_app(W.nil, 1, &it, 0, NULL);
   CoreExpr *l2 = con_app(W.cons, 1, &it, 2, (CoreExpr *[]){boxed(2), nil});
-  add_bind(global("xs", TA(W.list, INT())), con_app(W.cons, 1, &it, 2, (CoreExpr *[]){boxed(1), l2}));
+  add_bind(global("xs", TA(W.list, INT())),
+           con_app(W.cons, 1, &it, 2, (CoreExpr *[]){boxed(1), l2}));
   add_bind(global("ys", TA(W.maybe, INT())), just(PLUS(boxed(1), boxed(2))));
   convert();
   for (int i = 0; i < S->binds.len; i++) {
@@ -662,14 +694,16 @@ static void test_nested_static_data_and_strict_integer_fields(void **state) {
   CoreTyCon *bi = mk_tycon("BI", TC_DATA, 0, NULL);
   CoreDataCon *bic = mk_con(bi, "BI", 1, &integer);
   bic->strict[0] = true;
-  CoreExpr *l1 = lit_integer("5", true, 5), *l2 = lit_integer("5", true, 5), *l3 = lit_integer("5", true, 5);
+  CoreExpr *l1 = lit_integer("5", true, 5), *l2 = lit_integer("5", true, 5),
+           *l3 = lit_integer("5", true, 5);
   add_bind(global("b1", T(bi)), con_app(bic, 0, NULL, 1, &l1));
   CoreVar *x = local("x", INT());
   add_bind(global("b2", FN(INT(), T(bi))), core_lam(x, con_app(bic, 0, NULL, 1, &l2)));
   CoreVar *y = local("y", INT()), *b = local("b", T(bi));
   CoreType *tbi = T(bi);
   CoreExpr *jb = con_app(W.just, 1, &tbi, 1, (CoreExpr *[]){V(b)});
-  add_bind(global("b3", FN(INT(), TA(W.maybe, T(bi)))), core_lam(y, mk_let(false, b, con_app(bic, 0, NULL, 1, &l3), jb)));
+  add_bind(global("b3", FN(INT(), TA(W.maybe, T(bi)))),
+           core_lam(y, mk_let(false, b, con_app(bic, 0, NULL, 1, &l3), jb)));
   convert();
   StgRhs *nest = top_rhs("nest");
   assert_int_equal(nest->kind, STG_CON);
@@ -693,7 +727,8 @@ static void test_seq_case_and_scc_kept(void **state) {
   (void)state;
   CoreVar *x = local("x", INT()), *y = local("y", INT()), *b = local("b", INT());
   CoreAlt alt = alt_default(V(y));
-  add_bind(global("sq", FN(INT(), FN(INT(), INT()))), lams(2, (CoreVar *[]){x, y}, mk_case(V(x), b, INT(), 1, &alt)));
+  add_bind(global("sq", FN(INT(), FN(INT(), INT()))),
+           lams(2, (CoreVar *[]){x, y}, mk_case(V(x), b, INT(), 1, &alt)));
   CoreVar *z = local("z", INT());
   add_bind(global("sc", FN(INT(), INT())), core_lam(z, scc("work", PLUS(V(z), V(z)))));
   convert();
@@ -718,11 +753,13 @@ static void test_odd_shapes(void **state) {
   add_bind(global("ret", FN(INT(), TA(W.maybe, ii))), core_lam(x, jl));
   /* app_let = \x -> (let f = \y -> plus y x in f) x */
   CoreVar *x2 = local("x", INT()), *y2 = local("y", INT()), *f2 = local("f", ii);
-  add_bind(global("app_let", ii),
-           core_lam(x2, core_app(mk_let(false, f2, core_lam(y2, PLUS(V(y2), V(x2))), V(f2)), V(x2))));
+  add_bind(
+      global("app_let", ii),
+      core_lam(x2, core_app(mk_let(false, f2, core_lam(y2, PLUS(V(y2), V(x2))), V(f2)), V(x2))));
   /* beta = \x -> (\y -> plus y y) (plus x x) */
   CoreVar *x3 = local("x", INT()), *y3 = local("y", INT());
-  add_bind(global("beta", ii), core_lam(x3, core_app(core_lam(y3, PLUS(V(y3), V(y3))), PLUS(V(x3), V(x3)))));
+  add_bind(global("beta", ii),
+           core_lam(x3, core_app(core_lam(y3, PLUS(V(y3), V(y3))), PLUS(V(x3), V(x3)))));
   /* lamret = \x -> (\y -> y) returned from a case */
   CoreVar *x4 = local("x", INT()), *y4 = local("y", INT()), *b4 = local("b", INT());
   CoreAlt alt = alt_default(core_lam(y4, V(y4)));
@@ -740,13 +777,16 @@ static void test_odd_shapes(void **state) {
   expect_text(lz_fmt("DEFAULT -> let { lam_"));
 }
 
-/* ---- the linter rejects broken STG ------------------------------------------------------------ */
+/* ---- the linter rejects broken STG ------------------------------------------------------------
+ */
 
 static StgVar *lint_fixture(CoreVar **a, CoreVar **t, CoreVar **u) {
   CoreVar *va = local("a", INT()), *vb = local("b", INT()), *vc = local("c", INT());
   CoreVar *vt = local("t", INT()), *vu = local("u", INT());
-  CoreExpr *body = mk_let(false, vt, PLUS(V(va), V(vb)), mk_let(false, vu, PLUS(V(vt), V(vc)), just(V(vu))));
-  add_bind(global("f", FN(INT(), FN(INT(), FN(INT(), TA(W.maybe, INT()))))), lams(3, (CoreVar *[]){va, vb, vc}, body));
+  CoreExpr *body =
+      mk_let(false, vt, PLUS(V(va), V(vb)), mk_let(false, vu, PLUS(V(vt), V(vc)), just(V(vu))));
+  add_bind(global("f", FN(INT(), FN(INT(), FN(INT(), TA(W.maybe, INT()))))),
+           lams(3, (CoreVar *[]){va, vb, vc}, body));
   convert();
   if (a) *a = va;
   if (t) *t = vt;
@@ -818,7 +858,8 @@ static void test_lint_call_kinds(void **state) {
 static void test_lint_lne_discipline(void **state) {
   (void)state;
   CoreVar *x = local("x", INT()), *y = local("y", INT()), *j = local("j", FN(INT(), INT()));
-  add_bind(global("f", FN(INT(), INT())), core_lam(x, mk_let(false, j, core_lam(y, PLUS(V(y), V(x))), core_app(V(j), V(x)))));
+  add_bind(global("f", FN(INT(), INT())),
+           core_lam(x, mk_let(false, j, core_lam(y, PLUS(V(y), V(x))), core_app(V(j), V(x)))));
   convert();
   StgExpr *let = top_rhs("f")->body;
   assert_true(let->lne);
@@ -851,7 +892,8 @@ static void test_lint_bound_twice_and_bad_case(void **state) {
   expect_stg_violation("case of a P scrutinee has primitive alternatives");
 }
 
-/* ---- robustness ------------------------------------------------------------------------------- */
+/* ---- robustness -------------------------------------------------------------------------------
+ */
 
 typedef struct DeepJob {
   StgProgram *result;
@@ -925,20 +967,19 @@ static void test_deep_nesting(void **state) {
 
 #include "../../frontend/frontend.h"
 
-static const char real_program[] =
-    "module Main where\n"
-    "data Shape = Circle Double | Rect Double Double deriving Show\n"
-    "area :: Shape -> Double\n"
-    "area (Circle r) = 3.14159 * r * r\n"
-    "area (Rect w h) = w * h\n"
-    "sumTo :: Int -> Int\n"
-    "sumTo n = go 0 n where\n"
-    "  go acc 0 = acc\n"
-    "  go acc k = go (acc + k) (k - 1)\n"
-    "main :: IO ()\n"
-    "main = do\n"
-    "  mapM_ (print . area) [Circle 1.0, Rect 2 3]\n"
-    "  print (sumTo 100, 2 ^ 70 :: Integer)\n";
+static const char real_program[] = "module Main where\n"
+                                   "data Shape = Circle Double | Rect Double Double deriving Show\n"
+                                   "area :: Shape -> Double\n"
+                                   "area (Circle r) = 3.14159 * r * r\n"
+                                   "area (Rect w h) = w * h\n"
+                                   "sumTo :: Int -> Int\n"
+                                   "sumTo n = go 0 n where\n"
+                                   "  go acc 0 = acc\n"
+                                   "  go acc k = go (acc + k) (k - 1)\n"
+                                   "main :: IO ()\n"
+                                   "main = do\n"
+                                   "  mapM_ (print . area) [Circle 1.0, Rect 2 3]\n"
+                                   "  print (sumTo 100, 2 ^ 70 :: Integer)\n";
 
 typedef struct RealJob {
   CoreProgram *core;
@@ -982,8 +1023,8 @@ static void test_real_program(void **state) {
   text = job.text;
   expect_text("\nsumTo = \\r [] n_");
   expect_text("\narea = \\r [] ");
-  expect_text("integerFromInt# [70#]"); /* the literal of 2 ^ 70 */
-  expect_text(" = Circle [Lz.Base.D#$");     /* Circle 1.0: static data */
+  expect_text("integerFromInt# [70#]");  /* the literal of 2 ^ 70 */
+  expect_text(" = Circle [Lz.Base.D#$"); /* Circle 1.0: static data */
   assert_non_null(job.stg->main);
   assert_string_equal(job.stg->main->name, "main");
 }

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 
 #include <ftw.h>
@@ -135,7 +136,8 @@ static const char *MINI_BASE =
     "enumFromThenTo :: a -> a -> a -> [a]\n"
     "enumFromThenTo x y z = [x]\n";
 
-static const char *HEADER = "{-# LANGUAGE NoImplicitPrelude #-}\nmodule Main where\nimport Lz.Base\n";
+static const char *HEADER =
+    "{-# LANGUAGE NoImplicitPrelude #-}\nmodule Main where\nimport Lz.Base\n";
 enum { HEADER_LINES = 3 };
 
 /* ---- harness --------------------------------------------------------------------- */
@@ -226,7 +228,9 @@ static CoreBind *top_bind(const char *name) {
   return NULL;
 }
 
-static const char *type_of(const char *name) { return core_type_to_string(top_bind(name)->var->type); }
+static const char *type_of(const char *name) {
+  return core_type_to_string(top_bind(name)->var->type);
+}
 
 static char *rhs_of(const char *name) {
   char *s = NULL;
@@ -249,7 +253,8 @@ static void reject(const char *body, int line, const char *needle) {
   const char *first = strstr(d, ": error:");
   if (!first) fail_msg("no error reported; diagnostics:\n%s", d);
   const char *ls = first;
-  while (ls > d && ls[-1] != '\n') ls--;
+  while (ls > d && ls[-1] != '\n')
+    ls--;
   char head[600];
   snprintf(head, sizeof head, "%s/Main.lz:%d:", tmpdir, line + HEADER_LINES);
   if (strncmp(ls, head, strlen(head)) != 0)
