@@ -136,7 +136,7 @@ static void grow_heap(void) {
 
 /* ---- Note [Huge pages] (docs/notes/threaded-rts.md) --------------------------------------
  * Boehm maps its heap sections with plain mmap. A heap sized for the live data grows to
- * hundreds of MB (queens 13 at -N2: 240 MB), and first touching it page by page cost 0.4-0.5
+ * hundreds of MB (queens 13 at -N2: 240 MB), and first touching it page by page cost 0.4-0.6
  * s of system time per run on this VM (a page fault is a trip through the hypervisor);
  * transparent huge pages take one fault per 2 MB. Most systems (Debian's default) give
  * huge pages only to memory advised with MADV_HUGEPAGE, and Boehm has no hook for its

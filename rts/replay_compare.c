@@ -17,8 +17,8 @@
 
 /* ---- describing events (messages) ----------------------------------------------------------- */
 
-void describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint32_t len) {
-  const char *d = lz_replay_type_desc(reader, type);
+void rpl_describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint32_t len) {
+  const char *d = lz_replay_type_desc(rpl_reader, type);
   /* the replay events' descriptions end with how the log stores the fields; the fields
    * decoded follow here instead */
   const char *cut =
@@ -77,10 +77,10 @@ void describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint32_t len
   }
 }
 
-_Noreturn void diverged(unsigned cap, const Ev *want, const char *got) {
+_Noreturn void rpl_diverged(unsigned cap, const Ev *want, const char *got) {
   char w[256];
   if (want)
-    describe(w, sizeof w, want->type, PAY(want), want->len);
+    rpl_describe(w, sizeof w, want->type, PAY(want), want->len);
   else
     snprintf(w, sizeof w, "no more events (the recording of capability %u ends here)", cap);
   if (want)
@@ -94,22 +94,22 @@ _Noreturn void diverged(unsigned cap, const Ev *want, const char *got) {
 static bool seen_header;
 /* +RTS -l during a replay: the replay's own event log (Note [Replay's event log]) */
 static FILE *tee;
-volatile int stuck_closing; /* the log is being closed because the replay is stuck */
+volatile int rpl_stuck_closing; /* the log is being closed because the replay is stuck */
 
 static void compare(unsigned cap, uint16_t type, const uint8_t *p, uint32_t len) {
   if (lz_rpl_timing_dependent(type)) return;
-  Stream *s = &streams[cap];
+  Stream *s = &rpl_streams[cap];
   uint8_t got[64];
   if (lz_rpl_has_tid(type) && len >= 4 && len <= sizeof got) {
     memcpy(got, p, len);
     uint32_t tid = lz_ev_get32(p);
-    if (tid < ntids && rep2rec[tid]) lz_ev_put32(got, rep2rec[tid]);
+    if (tid < rpl_ntids && rpl_rep2rec[tid]) lz_ev_put32(got, rpl_rep2rec[tid]);
     p = got;
   }
   if (s->cmp == s->n) {
     char g[256];
-    describe(g, sizeof g, type, p, len);
-    diverged(cap, NULL, g);
+    rpl_describe(g, sizeof g, type, p, len);
+    rpl_diverged(cap, NULL, g);
   }
   const Ev *want = &s->ev[s->cmp];
   if ((type == LZ_EVT_RPL_BLOCK || type == LZ_EVT_RPL_WAKE) && want->type == type &&
@@ -121,8 +121,8 @@ static void compare(unsigned cap, uint16_t type, const uint8_t *p, uint32_t len)
   }
   if (want->type != type || want->len != len || memcmp(PAY(want), p, len) != 0) {
     char g[256];
-    describe(g, sizeof g, type, p, len);
-    diverged(cap, want, g);
+    rpl_describe(g, sizeof g, type, p, len);
+    rpl_diverged(cap, want, g);
   }
   s->cmp++;
 }
@@ -147,11 +147,11 @@ static size_t compare_sink(void *ctx, const void *bytes, size_t n) {
   if (size < 24 || size > n)
     lz_rpl_fail("--replay: internal error: a block of %u bytes in a piece of %zu", size, n);
   end = p + size;
-  if (cap == LZ_EV_CAP_GLOBAL || cap >= nstreams) return n;
+  if (cap == LZ_EV_CAP_GLOBAL || cap >= rpl_nstreams) return n;
   for (const uint8_t *q = p + 24; q + 10 <= end;) {
     uint16_t type = lz_ev_get16(q);
     q += 10;
-    int sz = lz_replay_type_size(reader, type);
+    int sz = lz_replay_type_size(rpl_reader, type);
     uint32_t len;
     if (sz == LZ_EV_VAR) {
       len = lz_ev_get16(q);
@@ -194,10 +194,10 @@ bool lz_rpl_open_compare_log(int argc, char **argv) {
 
 /* After the log is closed (every block compared): was everything reproduced? */
 void lz_rpl_finish(void) {
-  if (stuck_closing) return;
-  for (unsigned c = 0; c < nstreams; c++)
-    if (streams[c].cmp < streams[c].n)
-      diverged(c, &streams[c].ev[streams[c].cmp], "the end of the run");
+  if (rpl_stuck_closing) return;
+  for (unsigned c = 0; c < rpl_nstreams; c++)
+    if (rpl_streams[c].cmp < rpl_streams[c].n)
+      rpl_diverged(c, &rpl_streams[c].ev[rpl_streams[c].cmp], "the end of the run");
 }
 
 #endif

@@ -35,21 +35,21 @@ static int by_entry_id(const void *a, const void *b) {
   return x->id < y->id ? -1 : x->id > y->id ? 1 : x->cap < y->cap ? -1 : x->cap > y->cap ? 1 : 0;
 }
 
-void index_entries(void) {
+void rpl_index_entries(void) {
   size_t room = 0, wroom = 0;
-  for (unsigned c = 0; c < nstreams; c++) {
+  for (unsigned c = 0; c < rpl_nstreams; c++) {
     uint32_t tid = 0;
-    for (size_t i = 0; i < streams[c].n; i++) {
-      const Ev *x = &streams[c].ev[i];
+    for (size_t i = 0; i < rpl_streams[c].n; i++) {
+      const Ev *x = &rpl_streams[c].ev[i];
       if (x->type == LZ_EVT_RUN_THREAD && x->len >= 4) tid = lz_ev_get32(PAY(x));
       if (x->type == LZ_EVT_RPL_WON && x->len == LZ_RPL_CLAIM_BYTES) {
-        wons = grow(wons, &wroom, nwons + 1, sizeof(Entry));
+        wons = rpl_grow(wons, &wroom, nwons + 1, sizeof(Entry));
         wons[nwons++] = (Entry){lz_ev_get64(PAY(x)), c, i, false, tid};
       }
       if ((x->type != LZ_EVT_RPL_CLAIM && x->type != LZ_EVT_RPL_JOIN) ||
           x->len != LZ_RPL_CLAIM_BYTES)
         continue;
-      entries = grow(entries, &room, nentries + 1, sizeof(Entry));
+      entries = rpl_grow(entries, &room, nentries + 1, sizeof(Entry));
       entries[nentries++] = (Entry){lz_ev_get64(PAY(x)), c, i, x->type == LZ_EVT_RPL_JOIN, tid};
     }
   }
@@ -71,7 +71,7 @@ static size_t first_of(const Entry *a, size_t n, uint64_t id) {
 static size_t first_entry(uint64_t id) { return first_of(entries, nentries, id); }
 static size_t first_won(uint64_t id) { return first_of(wons, nwons, id); }
 
-static Ev *entry_ev(const Entry *e) { return &streams[e->cap].ev[e->i]; }
+static Ev *entry_ev(const Entry *e) { return &rpl_streams[e->cap].ev[e->i]; }
 
 /* Lazy blackholing: have the other capabilities' recorded entries of thunk `id` happened? */
 typedef struct EntriesWant {
@@ -103,24 +103,24 @@ static bool is_ind(void *x) {
 void lz_replay_lazy_blackholing(LzCap *cap, LzWord *thunk) {
   uint64_t id = lz_replay_thunk_id(thunk);
   EntriesWant ew = {id, cap->cap_no, thunk};
-  if (id && streams[cap->cap_no].in_slice)
-    wait_until(cap, others_entered, &ew, "other capabilities to enter the thunk it blackholes");
+  if (id && rpl_streams[cap->cap_no].in_slice)
+    rpl_wait_until(cap, others_entered, &ew, "other capabilities to enter the thunk it blackholes");
 }
 
 /* Lazy blackholing: before an update, the entries that preceded it in the recording; an
  * update of a shared thunk (or a CAF) that did not win in the recording (no RPL_WON of it
  * in this slice) waits for the winner's. Note [Lazy blackholing replay]. */
-void lazy_before_update(LzCap *cap, Stream *s, LzWord *thunk) {
+void rpl_lazy_before_update(LzCap *cap, Stream *s, LzWord *thunk) {
   if (is_ind(thunk)) return; /* lost already */
   uint64_t id = lz_replay_thunk_id(thunk);
   if (!id || !s->in_slice) return;
   EntriesWant ew = {id, cap->cap_no, thunk};
-  if (tracing && !others_entered(&ew))
+  if (rpl_tracing && !others_entered(&ew))
     for (size_t k = first_entry(id); k < nentries && entries[k].id == id; k++)
       TRACE("capability %u updates %llx: entry #%llu on capability %u %s\n", cap->cap_no,
             (unsigned long long)id, (unsigned long long)entry_ev(&entries[k])->index,
             entries[k].cap, entry_ev(&entries[k])->done ? "done" : "to come");
-  wait_until(cap, others_entered, &ew, "other capabilities to enter the thunk it updates");
+  rpl_wait_until(cap, others_entered, &ew, "other capabilities to enter the thunk it updates");
   if (is_ind(thunk)) return;
   /* the recording, not this run's marks, says who won: an entry whose mark came after the
    * update in the recording (RPL_JOIN) may mark it before here */
@@ -145,12 +145,12 @@ void lazy_before_update(LzCap *cap, Stream *s, LzWord *thunk) {
   if (won_elsewhere || recorded_entry) {
     TRACE("capability %u: its update of %llx loses (%s)\n", cap->cap_no, (unsigned long long)id,
           won_elsewhere ? "RPL_WON elsewhere" : "its entry recorded, no RPL_WON");
-    wait_until(cap, is_ind, thunk, "another capability's update of a thunk (lazy blackholing)");
+    rpl_wait_until(cap, is_ind, thunk, "another capability's update of a thunk (lazy blackholing)");
   }
 }
 
 bool lz_rpl_lazy_won(LzCap *cap) {
-  Stream *s = &streams[cap->cap_no];
+  Stream *s = &rpl_streams[cap->cap_no];
   bool won = s->won;
   s->won = false;
   return won;
@@ -162,8 +162,8 @@ bool lz_rpl_lazy_won(LzCap *cap) {
  * a JOIN), and it is not marked entered by this capability already. Otherwise in the
  * recording it found the thunk evaluated or blackholed: wait until it is. Note [Lazy
  * blackholing replay]. */
-int lazy_gate(LzCap *cap, LzWord *x, uint64_t id) {
-  Stream *s = &streams[cap->cap_no];
+int rpl_lazy_gate(LzCap *cap, LzWord *x, uint64_t id) {
+  Stream *s = &rpl_streams[cap->cap_no];
   bool others = LZ_IS_THUNK_ID(x[1]) && (x[1] & LZ_THUNK_ID_OWNER);
   for (size_t k = first_entry(id); k < nentries && entries[k].id == id; k++) {
     Ev *e = entry_ev(&entries[k]);
@@ -185,10 +185,10 @@ int lazy_gate(LzCap *cap, LzWord *x, uint64_t id) {
     return 1;
   }
   ClaimWant w = {x, x[0]};
-  debug_gate_id = id;
+  rpl_debug_gate_id = id;
   TRACE("capability %u: lazy gate waits for %llx at %llu bytes\n", cap->cap_no,
         (unsigned long long)id, (unsigned long long)cap->alloc_bytes);
-  wait_until(cap, claimed_meanwhile, &w, "a thunk another capability evaluates (lazy)");
+  rpl_wait_until(cap, rpl_claimed_meanwhile, &w, "a thunk another capability evaluates (lazy)");
   return 0;
 }
 #endif

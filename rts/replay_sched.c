@@ -42,7 +42,7 @@
 
 /* ---- the baton ------------------------------------------------------------------------------ */
 
-unsigned fails;                  /* consecutive capabilities that could not go on */
+unsigned rpl_fails;              /* consecutive capabilities that could not go on */
 static uint64_t passes;          /* hand-overs since a slice last began or ended */
 static __thread bool have_baton; /* this OS thread holds it */
 
@@ -54,38 +54,38 @@ static void baton_wait_turn(unsigned me) {
 static size_t next_control(Stream *s);
 static LzSparkPool **debug_pools; /* for LZ_REPLAY_DEBUG's report */
 static const LzReplaySchedOps *debug_ops;
-uint64_t debug_gate_id; /* the thunk the last claim gate waited for */
+uint64_t rpl_debug_gate_id; /* the thunk the last claim gate waited for */
 
 static _Noreturn void stuck(LzCap *cap, const char *what) {
   /* Every capability waits: nobody else runs, so the log may be closed from here; a
    * divergence in what was emitted so far is the better message. */
-  stuck_closing = 1;
+  rpl_stuck_closing = 1;
   lz_io_flush_all();
   for (unsigned i = 0; i < lz_ncaps; i++)
     lz_caps[i]->rest->ev = NULL;
   lz_eventlog_close();
-  Stream *s = &streams[cap->cap_no];
-  if (s->ctl >= s->n && !lz_replay_complete(reader))
+  Stream *s = &rpl_streams[cap->cap_no];
+  if (s->ctl >= s->n && !lz_replay_complete(rpl_reader))
     lz_rpl_fail("--replay: the (incomplete) recording ends here");
   if (getenv("LZ_REPLAY_DEBUG"))
-    for (unsigned c = 0; c < nstreams; c++) {
-      Stream *o = &streams[c];
+    for (unsigned c = 0; c < rpl_nstreams; c++) {
+      Stream *o = &rpl_streams[c];
       size_t i = next_control(o);
       char d[256] = "end";
-      if (i < o->n) describe(d, sizeof d, o->ev[i].type, PAY(&o->ev[i]), o->ev[i].len);
+      if (i < o->n) rpl_describe(d, sizeof d, o->ev[i].type, PAY(&o->ev[i]), o->ev[i].len);
       fprintf(stderr, "  capability %u: %s, next control event #%llu %s\n", c,
               o->in_slice ? "in a slice" : "between slices",
               i < o->n ? (unsigned long long)o->ev[i].index : 0ull, d);
-      if (debug_gate_id)
+      if (rpl_debug_gate_id)
         for (size_t k = 0; k < o->n; k++)
           if ((o->ev[k].type == LZ_EVT_RPL_CLAIM || o->ev[k].type == LZ_EVT_RPL_BLOCK) &&
-              lz_ev_get64(PAY(&o->ev[k])) == debug_gate_id)
+              lz_ev_get64(PAY(&o->ev[k])) == rpl_debug_gate_id)
             fprintf(stderr, "    event #%llu names thunk %llx (the last gate's)\n",
-                    (unsigned long long)o->ev[k].index, (unsigned long long)debug_gate_id);
+                    (unsigned long long)o->ev[k].index, (unsigned long long)rpl_debug_gate_id);
       if (debug_ops && c < lz_ncaps) {
         fprintf(stderr, "    run queue:");
         for (LzThread *t = debug_ops->rq_peek(lz_caps[c]); t; t = t->link)
-          fprintf(stderr, " %u (recorded %u)", t->id, t->id < ntids ? rep2rec[t->id] : 0);
+          fprintf(stderr, " %u (recorded %u)", t->id, t->id < rpl_ntids ? rpl_rep2rec[t->id] : 0);
         fprintf(stderr, "\n");
       }
       if (debug_pools) {
@@ -98,23 +98,23 @@ static _Noreturn void stuck(LzCap *cap, const char *what) {
     }
   char w[256] = "nothing";
   if (s->ctl < s->n)
-    describe(w, sizeof w, s->ev[s->ctl].type, PAY(&s->ev[s->ctl]), s->ev[s->ctl].len);
+    rpl_describe(w, sizeof w, s->ev[s->ctl].type, PAY(&s->ev[s->ctl]), s->ev[s->ctl].len);
   lz_rpl_fail("replay diverged: every capability waits; capability %u waits for %s "
               "(its next recorded event: #%llu %s)",
               cap->cap_no, what, s->ctl < s->n ? (unsigned long long)s->ev[s->ctl].index : 0ull, w);
 }
 
 /* Hold the baton with ok(arg) true, letting the other capabilities run meanwhile. */
-void wait_until(LzCap *cap, bool (*ok)(void *), void *arg, const char *what) {
+void rpl_wait_until(LzCap *cap, bool (*ok)(void *), void *arg, const char *what) {
   if (!have_baton) baton_wait_turn(cap->cap_no);
   while (!ok(arg)) {
-    if (++fails > lz_ncaps + 1 || ++passes > 100000) /* nobody can go on, or a livelock */
+    if (++rpl_fails > lz_ncaps + 1 || ++passes > 100000) /* nobody can go on, or a livelock */
       stuck(cap, what);
-    TRACE("capability %u waits for %s (%u in a row)\n", cap->cap_no, what, fails);
+    TRACE("capability %u waits for %s (%u in a row)\n", cap->cap_no, what, rpl_fails);
     lz_rpl_baton_pass((cap->cap_no + 1) % lz_ncaps);
     lz_rpl_baton_await(cap->cap_no);
   }
-  fails = 0;
+  rpl_fails = 0;
 }
 
 static bool never(void *arg) {
@@ -124,7 +124,7 @@ static bool never(void *arg) {
 
 /* A slice the recording does not end (the program exited while it ran) is not run. */
 LZ_FN(lz_replay_park_entry) {
-  wait_until(cap, never, NULL, "nothing (its thread was running when the recording ended)");
+  rpl_wait_until(cap, never, NULL, "nothing (its thread was running when the recording ended)");
 }
 
 /* ---- reserved sparks ------------------------------------------------------------------------
@@ -143,11 +143,11 @@ static bool not_reserved(void *x) { return ((LzWord *)x)[0] != (LzWord)&reserved
 #define MAX_PARKED 64
 static LzWord *blocked_reserved[MAX_PARKED];
 static unsigned n_blocked_reserved;
-unsigned pending_reserved_wakes;
+unsigned rpl_pending_reserved_wakes;
 LZ_FN(lz_blackhole_entry);
 
 static bool at_block_point(LzCap *cap) {
-  Stream *s = &streams[cap->cap_no];
+  Stream *s = &rpl_streams[cap->cap_no];
   return s->in_slice && s->slice_why == LZ_STOP_BLOCKED && cap->alloc_bytes == s->slice_alloc;
 }
 
@@ -156,17 +156,17 @@ LZ_FN(lz_replay_reserved_entry) {
   if (at_block_point(cap) && n_blocked_reserved < MAX_PARKED) {
     /* the recording blocked here, on the thief's blackhole: block on one of our own */
     blocked_reserved[n_blocked_reserved++] = x;
-    pending_reserved_wakes++;
+    rpl_pending_reserved_wakes++;
     x[0] = (LzWord)&lz_blackhole_info;
     LZ_JUMP(lz_blackhole_entry);
   }
-  wait_until(cap, not_reserved, x, "a spark another capability steals");
+  rpl_wait_until(cap, not_reserved, x, "a spark another capability steals");
   LZ_JUMP(lz_eval);
 }
 
 void lz_replay_spark_pushed(LzCap *cap, LzWord closure, LzSparkId id) {
   if (lz_step_on) lz_step_spark_pushed(cap, closure, id); /* its source, for the stepper */
-  if (map_get(&stolen, id) < 0 || LZ_TAG(closure)) return;
+  if (map_get(&rpl_stolen, id) < 0 || LZ_TAG(closure)) return;
   LzWord *x = LZ_UNTAG(closure);
   if (x[0] == (LzWord)&reserved_info || ((const LzInfo *)x[0])->type != LZ_THUNK) return;
   if (lz_replay_thunk_id(x)) return; /* the claim gate keeps it for the thief (Note [Thunk ids]) */
@@ -181,12 +181,12 @@ static bool pool_has_room(void *arg) {
 
 bool lz_replay_spark_new(LzCap *cap, LzSparkPool *pool, LzWord closure) {
   LzSparkId id = LZ_SPARK_ID_MAKE(pool->cap_no, pool->seq + 1);
-  if (map_get(&taken, id) < 0) {
+  if (map_get(&rpl_taken, id) < 0) {
     pool->seq++;
     return false;
   }
   /* full: in the recording the thieves had taken some by now */
-  wait_until(cap, pool_has_room, pool, "room in its spark pool");
+  rpl_wait_until(cap, pool_has_room, pool, "room in its spark pool");
   if (lz_spark_new(pool, closure, &id) != LZ_SPARK_CREATED) return false;
   lz_replay_spark_pushed(cap, closure, id);
   return true;
@@ -225,7 +225,7 @@ static size_t next_control(Stream *s) { return next_control_from(s, s->ctl); }
 LZ_FN(lz_replay_park_entry);
 
 /* The next THREAD_WAKEUP of the slice whose thunk the recording does not name. */
-size_t next_wakeup(Stream *s, size_t from) {
+size_t rpl_next_wakeup(Stream *s, size_t from) {
   while (from < s->slice_at && (s->ev[from].type != LZ_EVT_THREAD_WAKEUP || s->ev[from].thunk))
     from++;
   return from;
@@ -242,7 +242,7 @@ static void begin_slice(LzCap *cap, Stream *s, size_t run_at, LzThread *t) {
   passes = 0;
   TRACE("capability %u: slice #%llu, thread %u\n", cap->cap_no,
         (unsigned long long)s->ev[run_at].index, t->id);
-  if (t->id < ntids) threads[t->id] = t, runs[t->id]++;
+  if (t->id < rpl_ntids) rpl_threads[t->id] = t, rpl_runs[t->id]++;
   s->ctl = run_at + 1;
   size_t k = run_at + 1;
   while (k < s->n && s->ev[k].type != LZ_EVT_RPL_SLICE)
@@ -252,7 +252,7 @@ static void begin_slice(LzCap *cap, Stream *s, size_t run_at, LzThread *t) {
   s->slice_at = k;
   s->slice_why = k < s->n ? lz_ev_get16(PAY(&s->ev[k]) + 4) : 0xffff;
   s->slice_alloc = k < s->n ? lz_ev_get64(PAY(&s->ev[k]) + 6) : 0;
-  s->wake_at = next_wakeup(s, run_at + 1);
+  s->wake_at = rpl_next_wakeup(s, run_at + 1);
   s->woke_at = run_at + 1;
   s->yield_at = k;
   s->skip_check = false;
@@ -264,7 +264,7 @@ static void begin_slice(LzCap *cap, Stream *s, size_t run_at, LzThread *t) {
   s->nwk = 0;
   for (size_t i = run_at + 1; i < k; i++)
     if (s->ev[i].type == LZ_EVT_THREAD_WAKEUP && s->ev[i].thunk) {
-      s->wk = grow(s->wk, &s->wk_room, s->nwk + 1, sizeof(WakeKey));
+      s->wk = rpl_grow(s->wk, &s->wk_room, s->nwk + 1, sizeof(WakeKey));
       s->wk[s->nwk++] = (WakeKey){s->ev[i].thunk, i};
     }
   if (s->nwk > 1) qsort(s->wk, s->nwk, sizeof(WakeKey), wake_key_order);
@@ -281,7 +281,7 @@ static void begin_slice(LzCap *cap, Stream *s, size_t run_at, LzThread *t) {
 
 void lz_rpl_slice_done(LzCap *cap) {
   passes = 0;
-  Stream *s = &streams[cap->cap_no];
+  Stream *s = &rpl_streams[cap->cap_no];
 #if LZ_PROF
   if (s->in_slice && s->slice_at < s->n) lz_prof_replay_event(cap, s->ev[s->slice_at].time);
 #endif
@@ -316,8 +316,8 @@ typedef struct RqWant {
 static bool rq_holds(RqWant *w, LzCap *v) {
   if (!w->tid) w->tid = map_tid(w->rec);
   if (!w->tid) return false;
-  if (w->nth && w->tid < ntids && runs[w->tid] + 1 != w->nth) { /* not yet */
-    TRACE("thread %u has begun %u runs, waits for run %llu\n", w->tid, runs[w->tid],
+  if (w->nth && w->tid < rpl_ntids && rpl_runs[w->tid] + 1 != w->nth) { /* not yet */
+    TRACE("thread %u has begun %u runs, waits for run %llu\n", w->tid, rpl_runs[w->tid],
           (unsigned long long)w->nth);
     return false;
   }
@@ -339,18 +339,18 @@ static bool other_rq_has(void *arg) {
 }
 
 static void bad(Stream *s, size_t i, unsigned cap, const char *got) {
-  diverged(cap, i < s->n ? &s->ev[i] : NULL, got);
+  rpl_diverged(cap, i < s->n ? &s->ev[i] : NULL, got);
 }
 
 LzThread *lz_replay_find_work(LzCap *cap, const LzReplaySchedOps *ops) {
   if (!have_baton) baton_wait_turn(cap->cap_no);
   debug_pools = ops->pools;
   debug_ops = ops;
-  Stream *s = &streams[cap->cap_no];
+  Stream *s = &rpl_streams[cap->cap_no];
   for (;;) {
     size_t i = next_control(s);
     if (i == s->n)
-      wait_until(cap, never, NULL, "work (the recording of this capability has ended)");
+      rpl_wait_until(cap, never, NULL, "work (the recording of this capability has ended)");
     const Ev *e = &s->ev[i];
     const uint8_t *p = PAY(e);
     switch (e->type) {
@@ -359,7 +359,7 @@ LzThread *lz_replay_find_work(LzCap *cap, const LzReplaySchedOps *ops) {
       unsigned kind = p[8], from = lz_ev_get16(p + 9);
       if (from >= lz_ncaps) bad(s, i, cap->cap_no, "a spark pool that does not exist");
       PoolWant w = {ops->pools[from], id};
-      wait_until(cap, pool_top_is, &w, "a spark to be pushed");
+      rpl_wait_until(cap, pool_top_is, &w, "a spark to be pushed");
       LzSpark sp;
       if (lz_spark_pool_steal(w.pool, &sp) != LZ_SPARK_OK || sp.id != id)
         bad(s, i, cap->cap_no, "a different spark");
@@ -376,7 +376,8 @@ LzThread *lz_replay_find_work(LzCap *cap, const LzReplaySchedOps *ops) {
       size_t j = next_control(s);
       if (j < s->n && s->ev[j].type == LZ_EVT_CREATE_THREAD) {
         uint32_t rec = lz_ev_get32(PAY(&s->ev[j]));
-        if (rec < ntids && t->id < ntids) rec2rep[rec] = t->id, rep2rec[t->id] = rec;
+        if (rec < rpl_ntids && t->id < rpl_ntids)
+          rpl_rec2rep[rec] = t->id, rpl_rep2rec[t->id] = rec;
         s->ctl = j + 1;
         j = next_control(s);
       }
@@ -393,7 +394,7 @@ LzThread *lz_replay_find_work(LzCap *cap, const LzReplaySchedOps *ops) {
       size_t r = next_control_from(s, i + 1);
       RqWant w = {ops, cap, lz_ev_get32(p), map_tid(lz_ev_get32(p)),
                   r < s->n && s->ev[r].type == LZ_EVT_RUN_THREAD ? s->ev[r].thunk : 0};
-      wait_until(cap, other_rq_has, &w, "a runnable thread on another capability");
+      rpl_wait_until(cap, other_rq_has, &w, "a runnable thread on another capability");
       LzThread *t = NULL;
       for (unsigned k = 1; k < lz_ncaps && !t; k++)
         t = ops->rq_take(lz_caps[(cap->cap_no + k) % lz_ncaps], w.tid);
@@ -408,7 +409,7 @@ LzThread *lz_replay_find_work(LzCap *cap, const LzReplaySchedOps *ops) {
     }
     case LZ_EVT_RUN_THREAD: {
       RqWant w = {ops, cap, lz_ev_get32(p), map_tid(lz_ev_get32(p)), e->thunk};
-      wait_until(cap, rq_has, &w, "a thread in its run queue");
+      rpl_wait_until(cap, rq_has, &w, "a thread in its run queue");
       LzThread *t = ops->rq_take(cap, w.tid);
       begin_slice(cap, s, i, t);
       return t;
@@ -426,8 +427,8 @@ LzThread *lz_replay_find_work(LzCap *cap, const LzReplaySchedOps *ops) {
  * capabilities ran until they were stopped), then waits for the baton for ever. */
 static bool others_done(void *arg) {
   LzCap *self = arg;
-  for (unsigned c = 0; c < nstreams; c++) {
-    Stream *s = &streams[c];
+  for (unsigned c = 0; c < rpl_nstreams; c++) {
+    Stream *s = &rpl_streams[c];
     if (c == self->cap_no) continue;
     if (s->in_slice ? s->slice_at < s->n : next_control(s) < s->n) return false;
   }
@@ -436,26 +437,26 @@ static bool others_done(void *arg) {
 
 void lz_rpl_exiting(void) {
   LzCap *cap = lz_current_cap;
-  if (cap) wait_until(cap, others_done, cap, "the other capabilities to finish");
+  if (cap) rpl_wait_until(cap, others_done, cap, "the other capabilities to finish");
 }
 
 #endif
 
 /* ---- for the stepper (replay_step*.c; Note [Stepper] in docs/notes/stepper.md) ---------- */
 #if LZ_REPLAY
-unsigned lz_rpl_ncaps(void) { return nstreams; }
-size_t lz_rpl_cap_events(unsigned cap) { return cap < nstreams ? streams[cap].n : 0; }
+unsigned lz_rpl_ncaps(void) { return rpl_nstreams; }
+size_t lz_rpl_cap_events(unsigned cap) { return cap < rpl_nstreams ? rpl_streams[cap].n : 0; }
 bool lz_rpl_event(unsigned cap, size_t i, LzRplEvent *out) {
-  if (cap >= nstreams || i >= streams[cap].n) return false;
-  const Ev *e = &streams[cap].ev[i];
+  if (cap >= rpl_nstreams || i >= rpl_streams[cap].n) return false;
+  const Ev *e = &rpl_streams[cap].ev[i];
   *out = (LzRplEvent){e->type, e->len, PAY(e), e->time, e->index};
   return true;
 }
-const char *lz_rpl_type_desc(uint16_t type) { return lz_replay_type_desc(reader, type); }
+const char *lz_rpl_type_desc(uint16_t type) { return lz_replay_type_desc(rpl_reader, type); }
 LzThread *lz_rpl_thread(uint32_t rec_tid) {
   uint32_t rep = map_tid(rec_tid);
-  return rep && rep < ntids ? threads[rep] : NULL;
+  return rep && rep < rpl_ntids ? rpl_threads[rep] : NULL;
 }
-uint32_t lz_rpl_rec_tid(uint32_t rep_tid) { return rep_tid < ntids ? rep2rec[rep_tid] : 0; }
+uint32_t lz_rpl_rec_tid(uint32_t rep_tid) { return rep_tid < rpl_ntids ? rpl_rep2rec[rep_tid] : 0; }
 LzSparkPool **lz_rpl_pools(void) { return debug_pools; }
 #endif

@@ -23,20 +23,20 @@
 
 /* ---- the recording, in memory ------------------------------------------------------------- */
 
-LzReplayReader *reader;
+LzReplayReader *rpl_reader;
 /* LZ_REPLAY_TRACE set: the replay's waits and slices on stderr (a debugging aid) */
-bool tracing;
-Stream *streams;
-unsigned nstreams;
-uint8_t *arena;
+bool rpl_tracing;
+Stream *rpl_streams;
+unsigned rpl_nstreams;
+uint8_t *rpl_arena;
 static size_t arena_n, arena_room;
 static Ev *input; /* stdin reads, in time order */
 static size_t n_input, input_at, input_byte;
-IdMap stolen, claims, taken; /* taken: spark ids of every RPL_SPARK */
-uint32_t *rec2rep, *rep2rec; /* thread ids: recorded <-> this run */
-uint32_t *runs;              /* by this run's id: slices the thread has begun */
-LzThread **threads;          /* by this run's id */
-size_t ntids;
+IdMap rpl_stolen, rpl_claims, rpl_taken; /* taken: spark ids of every RPL_SPARK */
+uint32_t *rpl_rec2rep, *rpl_rep2rec;     /* thread ids: recorded <-> this run */
+uint32_t *rpl_runs;                      /* by this run's id: slices the thread has begun */
+LzThread **rpl_threads;                  /* by this run's id */
+size_t rpl_ntids;
 
 _Noreturn void lz_rpl_fail(const char *fmt, ...) {
   char msg[2048];
@@ -49,7 +49,7 @@ _Noreturn void lz_rpl_fail(const char *fmt, ...) {
   _exit(3);
 }
 
-void *grow(void *p, size_t *room, size_t need, size_t elem) {
+void *rpl_grow(void *p, size_t *room, size_t need, size_t elem) {
   if (need <= *room) return p;
   size_t r = *room ? *room : 1024;
   while (r < need)
@@ -101,7 +101,7 @@ typedef struct Block {
 
 /* The id a thunk a recorded RPL_BLOCK names: its own, or when the blocker could not read it
  * (the owner was updating the thunk: lz_replay_blocking), the RPL_WAKE of its wake-up. */
-uint64_t block_id(const Ev *x) { return lz_ev_get64(PAY(x)) ? lz_ev_get64(PAY(x)) : x->thunk; }
+uint64_t rpl_block_id(const Ev *x) { return lz_ev_get64(PAY(x)) ? lz_ev_get64(PAY(x)) : x->thunk; }
 
 static int by_tid_time(const void *a, const void *b) {
   const Block *x = a, *y = b;
@@ -113,12 +113,12 @@ static int by_tid_time(const void *a, const void *b) {
 static void match_wakeups(void) {
   Block *b = NULL;
   size_t nb = 0, room = 0;
-  for (unsigned c = 0; c < nstreams; c++) {
+  for (unsigned c = 0; c < rpl_nstreams; c++) {
     const Block *pending = NULL;
     Block blk = {0, 0, 0, NULL, 0};
     uint64_t waking = 0; /* the id of an RPL_WAKE followed so far only by wake-ups */
-    for (size_t i = 0; i < streams[c].n; i++) {
-      Ev *x = &streams[c].ev[i];
+    for (size_t i = 0; i < rpl_streams[c].n; i++) {
+      Ev *x = &rpl_streams[c].ev[i];
       if (x->type == LZ_EVT_RPL_WAKE && x->len == LZ_RPL_CLAIM_BYTES) {
         waking = lz_ev_get64(PAY(x));
         continue;
@@ -133,7 +133,7 @@ static void match_wakeups(void) {
         pending = &blk;
       } else if (x->type == LZ_EVT_RPL_SLICE && x->len == LZ_RPL_SLICE_BYTES) {
         if (pending && lz_ev_get16(PAY(x) + 4) == LZ_STOP_BLOCKED) {
-          b = grow(b, &room, nb + 1, sizeof(Block));
+          b = rpl_grow(b, &room, nb + 1, sizeof(Block));
           b[nb] = blk;
           b[nb++].tid = lz_ev_get32(PAY(x));
         }
@@ -148,11 +148,11 @@ static void match_wakeups(void) {
    * block and the wake-up that ends the one before may share a (rounded) time. */
   size_t nw = 0, wroom = 0;
   Block *w = NULL;
-  for (unsigned c = 0; c < nstreams; c++)
-    for (size_t i = 0; i < streams[c].n; i++) {
-      Ev *x = &streams[c].ev[i];
+  for (unsigned c = 0; c < rpl_nstreams; c++)
+    for (size_t i = 0; i < rpl_streams[c].n; i++) {
+      Ev *x = &rpl_streams[c].ev[i];
       if (x->type != LZ_EVT_THREAD_WAKEUP || x->len < 4) continue;
-      w = grow(w, &wroom, nw + 1, sizeof(Block));
+      w = rpl_grow(w, &wroom, nw + 1, sizeof(Block));
       w[nw++] = (Block){lz_ev_get32(PAY(x)), x->time, x->thunk, x, x->index};
     }
   qsort(b, nb, sizeof(Block), by_tid_time);
@@ -199,7 +199,7 @@ typedef struct RunSeg {
 /* One thread's items it[0..n) (sorted by capability, then index): number its runs in the
  * order of the walk; false (nothing changed) if they do not fit. seg: nstreams entries. */
 static bool walk_runs(RunItem *it, size_t n, RunSeg *seg, Ev **order) {
-  for (unsigned c = 0; c < nstreams; c++)
+  for (unsigned c = 0; c < rpl_nstreams; c++)
     seg[c] = (RunSeg){0, 0};
   int first = -1;
   for (size_t k = 0; k < n; k++) {
@@ -222,7 +222,7 @@ static bool walk_runs(RunItem *it, size_t n, RunSeg *seg, Ev **order) {
     for (; s->pos < s->end && it[s->pos].ev->type == LZ_EVT_RUN_THREAD; s->pos++)
       order[nruns++] = it[s->pos].ev;
     int next = -1;
-    for (unsigned c = 0; c < nstreams; c++) {
+    for (unsigned c = 0; c < rpl_nstreams; c++) {
       if ((int)c == cur || seg[c].pos == seg[c].end) continue;
       const Ev *x = it[seg[c].pos].ev, *y = next >= 0 ? it[seg[next].pos].ev : NULL;
       if (!y || x->time < y->time || (x->time == y->time && x->index < y->index)) next = (int)c;
@@ -238,16 +238,16 @@ static bool walk_runs(RunItem *it, size_t n, RunSeg *seg, Ev **order) {
 static void walk_all_runs(void) {
   RunItem *it = NULL;
   size_t n = 0, room = 0;
-  for (unsigned c = 0; c < nstreams; c++)
-    for (size_t i = 0; i < streams[c].n; i++) {
-      Ev *x = &streams[c].ev[i];
+  for (unsigned c = 0; c < rpl_nstreams; c++)
+    for (size_t i = 0; i < rpl_streams[c].n; i++) {
+      Ev *x = &rpl_streams[c].ev[i];
       if ((x->type != LZ_EVT_RUN_THREAD && x->type != LZ_EVT_MIGRATE_THREAD) || x->len < 4)
         continue;
-      it = grow(it, &room, n + 1, sizeof(RunItem));
+      it = rpl_grow(it, &room, n + 1, sizeof(RunItem));
       it[n++] = (RunItem){lz_ev_get32(PAY(x)), c, x};
     }
   qsort(it, n, sizeof(RunItem), by_tid_cap_index);
-  RunSeg *seg = malloc(nstreams * sizeof(RunSeg));
+  RunSeg *seg = malloc(rpl_nstreams * sizeof(RunSeg));
   Ev **order = malloc((n ? n : 1) * sizeof(Ev *));
   if (!seg || !order) lz_rpl_fail("--replay: out of memory");
   for (size_t a = 0, b; a < n; a = b) {
@@ -268,11 +268,11 @@ static void walk_all_runs(void) {
 static void order_runs(void) {
   Block *r = NULL;
   size_t nr = 0, room = 0;
-  for (unsigned c = 0; c < nstreams; c++)
-    for (size_t i = 0; i < streams[c].n; i++) {
-      Ev *x = &streams[c].ev[i];
+  for (unsigned c = 0; c < rpl_nstreams; c++)
+    for (size_t i = 0; i < rpl_streams[c].n; i++) {
+      Ev *x = &rpl_streams[c].ev[i];
       if (x->type != LZ_EVT_RUN_THREAD || x->len < 4) continue;
-      r = grow(r, &room, nr + 1, sizeof(Block));
+      r = rpl_grow(r, &room, nr + 1, sizeof(Block));
       r[nr++] = (Block){lz_ev_get32(PAY(x)), x->time, 0, x, x->index};
     }
   qsort(r, nr, sizeof(Block), by_tid_time);
@@ -285,29 +285,29 @@ static void order_runs(void) {
 void lz_rpl_load(const char *path) {
   uint8_t self[LZ_SHA256_BYTES];
   char err[2048];
-  tracing = getenv("LZ_REPLAY_TRACE") != NULL;
+  rpl_tracing = getenv("LZ_REPLAY_TRACE") != NULL;
   if (lz_exe_identity(self, err, sizeof err) != 0) lz_rpl_fail("--replay: %s", err);
-  reader = lz_replay_open(path, self, err, sizeof err);
-  if (!reader) lz_rpl_fail("%s", err);
-  const LzReplayHeader *h = lz_replay_header(reader);
+  rpl_reader = lz_replay_open(path, self, err, sizeof err);
+  if (!rpl_reader) lz_rpl_fail("%s", err);
+  const LzReplayHeader *h = lz_replay_header(rpl_reader);
   if (h->ncaps < 1 || h->ncaps > 256) lz_rpl_fail("%s: the log's header says -N%u", path, h->ncaps);
-  nstreams = h->ncaps;
-  streams = calloc(nstreams, sizeof *streams);
+  rpl_nstreams = h->ncaps;
+  rpl_streams = calloc(rpl_nstreams, sizeof *rpl_streams);
   size_t n_sparks = 0, n_steals = 0, n_claims = 0, n_creates = 0, input_room = 0;
   uint32_t max_tid = 1;
   LzReplayEvent e;
   int r;
   uint64_t last_time = 0;
-  while ((r = lz_replay_next_event(reader, &e)) == LZ_REPLAY_EVENT) {
+  while ((r = lz_replay_next_event(rpl_reader, &e)) == LZ_REPLAY_EVENT) {
     if (e.time > last_time) last_time = e.time;
     if (e.cap == LZ_EV_CAP_GLOBAL || lz_rpl_timing_dependent(e.type)) continue;
-    if (e.cap >= nstreams)
+    if (e.cap >= rpl_nstreams)
       lz_rpl_fail("%s: event #%llu is on capability %u, but the run had -N%u", path,
-                  (unsigned long long)e.index, e.cap, nstreams);
-    Stream *s = &streams[e.cap];
-    s->ev = grow(s->ev, &s->room, s->n + 1, sizeof(Ev));
-    arena = grow(arena, &arena_room, arena_n + e.len, 1);
-    memcpy(arena + arena_n, e.payload, e.len);
+                  (unsigned long long)e.index, e.cap, rpl_nstreams);
+    Stream *s = &rpl_streams[e.cap];
+    s->ev = rpl_grow(s->ev, &s->room, s->n + 1, sizeof(Ev));
+    rpl_arena = rpl_grow(rpl_arena, &arena_room, arena_n + e.len, 1);
+    memcpy(rpl_arena + arena_n, e.payload, e.len);
     Ev *x = &s->ev[s->n++];
     *x = (Ev){.type = e.type, .len = e.len, .off = arena_n, .index = e.index, .time = e.time};
     arena_n += e.len;
@@ -321,55 +321,55 @@ void lz_rpl_load(const char *path) {
       if (lz_ev_get32(e.payload) > max_tid) max_tid = lz_ev_get32(e.payload);
     }
     if (e.type == LZ_EVT_RPL_INPUT && e.len >= 4 && lz_ev_get32(e.payload) == 0) {
-      input = grow(input, &input_room, n_input + 1, sizeof(Ev));
+      input = rpl_grow(input, &input_room, n_input + 1, sizeof(Ev));
       input[n_input++] = *x;
     }
   }
-  if (r == LZ_REPLAY_ERROR) lz_rpl_fail("%s", lz_replay_error(reader));
-  if (!lz_replay_complete(reader))
+  if (r == LZ_REPLAY_ERROR) lz_rpl_fail("%s", lz_replay_error(rpl_reader));
+  if (!lz_replay_complete(rpl_reader))
     lz_message("--replay: %s is incomplete (the recorded program was killed): replaying as "
                "far as it goes",
                path);
   qsort(input, n_input, sizeof(Ev), by_time);
-  map_init(&stolen, n_steals);
-  map_init(&taken, n_sparks);
-  map_init(&claims, n_claims);
-  for (unsigned c = 0; c < nstreams; c++)
-    for (size_t i = 0; i < streams[c].n; i++) {
-      const Ev *x = &streams[c].ev[i];
+  map_init(&rpl_stolen, n_steals);
+  map_init(&rpl_taken, n_sparks);
+  map_init(&rpl_claims, n_claims);
+  for (unsigned c = 0; c < rpl_nstreams; c++)
+    for (size_t i = 0; i < rpl_streams[c].n; i++) {
+      const Ev *x = &rpl_streams[c].ev[i];
       if (x->type == LZ_EVT_RPL_SPARK && x->len == LZ_RPL_SPARK_BYTES &&
           PAY(x)[8] == LZ_SPARK_EV_STEAL)
-        map_put(&stolen, lz_ev_get64(PAY(x)), c);
+        map_put(&rpl_stolen, lz_ev_get64(PAY(x)), c);
       if (x->type == LZ_EVT_RPL_SPARK && x->len == LZ_RPL_SPARK_BYTES)
-        map_put(&taken, lz_ev_get64(PAY(x)), c);
+        map_put(&rpl_taken, lz_ev_get64(PAY(x)), c);
       if (x->type == LZ_EVT_RPL_CLAIM && x->len == LZ_RPL_CLAIM_BYTES)
-        map_put(&claims, lz_ev_get64(PAY(x)), c);
+        map_put(&rpl_claims, lz_ev_get64(PAY(x)), c);
     }
   match_wakeups();
   order_runs();
-  index_entries();
+  rpl_index_entries();
   /* a thunk blocked on and not claimed by another capability: by the allocating one */
-  for (unsigned c = 0; c < nstreams; c++)
-    for (size_t i = 0; i < streams[c].n; i++) {
-      const Ev *x = &streams[c].ev[i];
-      if (x->type == LZ_EVT_RPL_BLOCK && x->len == LZ_RPL_CLAIM_BYTES && block_id(x) &&
-          map_get(&claims, block_id(x)) < 0)
-        map_put(&claims, block_id(x), LZ_THUNK_ID_CAP(block_id(x)));
+  for (unsigned c = 0; c < rpl_nstreams; c++)
+    for (size_t i = 0; i < rpl_streams[c].n; i++) {
+      const Ev *x = &rpl_streams[c].ev[i];
+      if (x->type == LZ_EVT_RPL_BLOCK && x->len == LZ_RPL_CLAIM_BYTES && rpl_block_id(x) &&
+          map_get(&rpl_claims, rpl_block_id(x)) < 0)
+        map_put(&rpl_claims, rpl_block_id(x), LZ_THUNK_ID_CAP(rpl_block_id(x)));
     }
-  ntids = (size_t)max_tid + n_creates + 16;
-  rec2rep = calloc(ntids, sizeof(uint32_t));
-  rep2rec = calloc(ntids, sizeof(uint32_t));
-  threads = calloc(ntids, sizeof(LzThread *));
-  runs = calloc(ntids, sizeof(uint32_t));
-  if (!rec2rep || !rep2rec || !threads || !runs)
+  rpl_ntids = (size_t)max_tid + n_creates + 16;
+  rpl_rec2rep = calloc(rpl_ntids, sizeof(uint32_t));
+  rpl_rep2rec = calloc(rpl_ntids, sizeof(uint32_t));
+  rpl_threads = calloc(rpl_ntids, sizeof(LzThread *));
+  rpl_runs = calloc(rpl_ntids, sizeof(uint32_t));
+  if (!rpl_rec2rep || !rpl_rep2rec || !rpl_threads || !rpl_runs)
     lz_rpl_fail("--replay: out of memory reading the log");
-  rec2rep[1] = rep2rec[1] = 1; /* the main thread */
+  rpl_rec2rep[1] = rpl_rep2rec[1] = 1; /* the main thread */
 #if LZ_PROF
   lz_prof_replay_begin(path, last_time);
 #endif
 }
 
-const LzReplayHeader *lz_rpl_header(void) { return lz_replay_header(reader); }
+const LzReplayHeader *lz_rpl_header(void) { return lz_replay_header(rpl_reader); }
 
 long lz_rpl_stdin(void *buf, size_t n) {
   if (input_at == n_input) return 0;

@@ -67,27 +67,27 @@ typedef struct IdMap {
   unsigned shift; /* 64 - log2(slots): the slot is the product's top bits */
 } IdMap;
 
-extern LzReplayReader *reader;
+extern LzReplayReader *rpl_reader;
 /* LZ_REPLAY_TRACE set: the replay's waits and slices on stderr (a debugging aid) */
-extern bool tracing;
+extern bool rpl_tracing;
 #define TRACE(...)                                                                                 \
   do {                                                                                             \
-    if (tracing) fprintf(stderr, "replay: " __VA_ARGS__);                                          \
+    if (rpl_tracing) fprintf(stderr, "replay: " __VA_ARGS__);                                      \
   } while (0)
-extern Stream *streams;
-extern unsigned nstreams;
-extern uint8_t *arena;
-extern IdMap stolen, claims, taken; /* taken: spark ids of every RPL_SPARK */
-extern uint32_t *rec2rep, *rep2rec; /* thread ids: recorded <-> this run */
-extern uint32_t *runs;              /* by this run's id: slices the thread has begun */
-extern LzThread **threads;          /* by this run's id */
-extern size_t ntids;
+extern Stream *rpl_streams;
+extern unsigned rpl_nstreams;
+extern uint8_t *rpl_arena;
+extern IdMap rpl_stolen, rpl_claims, rpl_taken; /* taken: spark ids of every RPL_SPARK */
+extern uint32_t *rpl_rec2rep, *rpl_rep2rec;     /* thread ids: recorded <-> this run */
+extern uint32_t *rpl_runs;                      /* by this run's id: slices the thread has begun */
+extern LzThread **rpl_threads;                  /* by this run's id */
+extern size_t rpl_ntids;
 
-void *grow(void *p, size_t *room, size_t need, size_t elem);
+void *rpl_grow(void *p, size_t *room, size_t need, size_t elem);
 /* The id a thunk a recorded RPL_BLOCK names (see replay_sched_load.c). */
-uint64_t block_id(const Ev *x);
+uint64_t rpl_block_id(const Ev *x);
 
-static inline const uint8_t *PAY(const Ev *e) { return arena + e->off; }
+static inline const uint8_t *PAY(const Ev *e) { return rpl_arena + e->off; }
 
 /* Fibonacci hashing takes the product's top bits: its low bits depend only on the id's
  * low bits, which are nearly constant (a thunk id's size and entry bits, Note [Thunk
@@ -106,33 +106,33 @@ static inline int map_get(const IdMap *m, uint64_t id) { /* the capability, or -
   return -1;
 }
 
-static inline uint32_t map_tid(uint32_t rec) { return rec < ntids ? rec2rep[rec] : 0; }
+static inline uint32_t map_tid(uint32_t rec) { return rec < rpl_ntids ? rpl_rec2rep[rec] : 0; }
 
 /* ---- lazy blackholing (replay_lazybh.c) ------------------------------------------------------ */
 
-void index_entries(void);
-void lazy_before_update(LzCap *cap, Stream *s, LzWord *thunk);
-int lazy_gate(LzCap *cap, LzWord *x, uint64_t id);
+void rpl_index_entries(void);
+void rpl_lazy_before_update(LzCap *cap, Stream *s, LzWord *thunk);
+int rpl_lazy_gate(LzCap *cap, LzWord *x, uint64_t id);
 
 /* ---- describing and comparing events (replay_compare.c) ----------------------------------------
  */
 
-void describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint32_t len);
-_Noreturn void diverged(unsigned cap, const Ev *want, const char *got);
-extern volatile int stuck_closing; /* the log is being closed because the replay is stuck */
+void rpl_describe(char *out, size_t n, uint16_t type, const uint8_t *p, uint32_t len);
+_Noreturn void rpl_diverged(unsigned cap, const Ev *want, const char *got);
+extern volatile int rpl_stuck_closing; /* the log is being closed because the replay is stuck */
 
 /* ---- the baton, reserved sparks, finding work (replay_sched.c) ---------------------------------
  */
 
-extern unsigned fails;         /* consecutive capabilities that could not go on */
-extern uint64_t debug_gate_id; /* the thunk the last claim gate waited for */
+extern unsigned rpl_fails;         /* consecutive capabilities that could not go on */
+extern uint64_t rpl_debug_gate_id; /* the thunk the last claim gate waited for */
 /* blocks on reserved sparks whose wake-up the update has still to arrange (lz_replay_before_update)
  */
-extern unsigned pending_reserved_wakes;
+extern unsigned rpl_pending_reserved_wakes;
 /* Hold the baton with ok(arg) true, letting the other capabilities run meanwhile. */
-void wait_until(LzCap *cap, bool (*ok)(void *), void *arg, const char *what);
+void rpl_wait_until(LzCap *cap, bool (*ok)(void *), void *arg, const char *what);
 /* The next THREAD_WAKEUP of the slice whose thunk the recording does not name. */
-size_t next_wakeup(Stream *s, size_t from);
+size_t rpl_next_wakeup(Stream *s, size_t from);
 
 /* ---- a running thread (replay_slice.c) --------------------------------------------------------
  */
@@ -143,6 +143,6 @@ typedef struct ClaimWant {
   LzWord info;
 } ClaimWant;
 
-bool claimed_meanwhile(void *arg);
+bool rpl_claimed_meanwhile(void *arg);
 
 #endif

@@ -28,23 +28,23 @@ static bool has_blocked(void *arg) {
   BlockWant *w = arg;
   if (!w->t) { /* not made yet (a spark thread of another capability) */
     uint32_t rep = map_tid(w->rec);
-    w->t = rep && rep < ntids ? threads[rep] : NULL;
+    w->t = rep && rep < rpl_ntids ? rpl_threads[rep] : NULL;
   }
   if (w->on) return w->t && w->t->blocked_on == w->on;
   if (w->t && w->t->blocked_on != 0) return true;
   /* everyone else waits: the thread cannot block before this update; go on */
-  if (fails >= lz_ncaps) return w->given_up = true;
+  if (rpl_fails >= lz_ncaps) return w->given_up = true;
   return false;
 }
 
 void lz_replay_before_update(LzCap *cap, LzWord *thunk) {
-  Stream *s = &streams[cap->cap_no];
-  if (cap->lazy_bh) lazy_before_update(cap, s, thunk);
+  Stream *s = &rpl_streams[cap->cap_no];
+  if (cap->lazy_bh) rpl_lazy_before_update(cap, s, thunk);
   /* threads that blocked on it while it was reserved must be woken by this update */
-  for (size_t i = 0; pending_reserved_wakes && i < ntids; i++)
-    if (threads[i] && threads[i]->blocked_on == (LzWord)thunk) {
+  for (size_t i = 0; rpl_pending_reserved_wakes && i < rpl_ntids; i++)
+    if (rpl_threads[i] && rpl_threads[i]->blocked_on == (LzWord)thunk) {
       __atomic_store_n(&thunk[0], (LzWord)&lz_blackhole_waited_info, __ATOMIC_RELEASE);
-      pending_reserved_wakes--;
+      rpl_pending_reserved_wakes--;
       break;
     }
   if (!s->in_slice) return;
@@ -65,16 +65,16 @@ void lz_replay_before_update(LzCap *cap, LzWord *thunk) {
     BlockWant w = {lz_ev_get32(PAY(e)), NULL, false, (LzWord)thunk};
     TRACE("capability %u updates %llx: recorded thread %u blocks on it first\n", cap->cap_no,
           (unsigned long long)id, w.rec);
-    wait_until(cap, has_blocked, &w, "a thread to block on the thunk this capability updates");
+    rpl_wait_until(cap, has_blocked, &w, "a thread to block on the thunk this capability updates");
     e->done = 1;
   }
   /* the others (the recording could not name the thunk): let the next one block first */
   while (s->wake_at < s->slice_at) {
     uint32_t rec = lz_ev_get32(PAY(&s->ev[s->wake_at])), rep = map_tid(rec);
-    LzThread *t = rep && rep < ntids ? threads[rep] : NULL;
+    LzThread *t = rep && rep < rpl_ntids ? rpl_threads[rep] : NULL;
     if (!t || t->blocked_on == 0) {
       BlockWant w = {rec, t, false, 0};
-      wait_until(cap, has_blocked, &w, "a thread to block");
+      rpl_wait_until(cap, has_blocked, &w, "a thread to block");
       if (w.given_up) {
         TRACE("capability %u updates %llx before recorded thread %u blocks (allocated %llu)\n",
               cap->cap_no, (unsigned long long)lz_replay_thunk_id(thunk), rec,
@@ -85,13 +85,13 @@ void lz_replay_before_update(LzCap *cap, LzWord *thunk) {
     }
     if (t->blocked_on != (LzWord)thunk)
       return; /* it waits for another thunk: its wake-up comes later */
-    s->wake_at = next_wakeup(s, s->wake_at + 1);
+    s->wake_at = rpl_next_wakeup(s, s->wake_at + 1);
   }
 }
 
 /* The woken threads in the order of the slice's THREAD_WAKEUPs from woke_at on. */
 LzThread *lz_replay_wake_order(LzCap *cap, LzThread *woken) {
-  Stream *s = &streams[cap->cap_no];
+  Stream *s = &rpl_streams[cap->cap_no];
   if (!s->in_slice || !woken) return woken;
   LzThread *out = NULL, **tail = &out;
   for (size_t i = s->woke_at; woken && i < s->slice_at; i++) {
@@ -166,7 +166,7 @@ static bool stop_at_thunk(LzCap *cap, uint64_t recorded, const LzWord *thunk) {
   uint64_t id = lz_replay_thunk_id(thunk);
   if (!id) return false;
   if (cap->lazy_bh) return true;
-  int who = map_get(&claims, id);
+  int who = map_get(&rpl_claims, id);
   return who < 0 ? LZ_THUNK_ID_CAP(id) != cap->cap_no : (unsigned)who != cap->cap_no;
 }
 
@@ -184,7 +184,7 @@ static bool position_reached(LzCap *cap, const uint8_t *yield, size_t depth) {
 }
 
 bool lz_rpl_stop_at_ind(LzCap *cap, const LzWord *sp) {
-  Stream *s = &streams[cap->cap_no];
+  Stream *s = &rpl_streams[cap->cap_no];
   LzThread *t = cap->tso;
   if (!t || !s->in_slice || s->slice_why != LZ_STOP_YIELD || cap->alloc_bytes != s->slice_alloc ||
       s->yield_at >= s->slice_at)
@@ -204,7 +204,7 @@ bool lz_rpl_stop_at_ind(LzCap *cap, const LzWord *sp) {
  * the one in the recorded code at the recorded stack depth (RPL_YIELD). Not this one: the
  * thread re-enters the code, whose heap check asks again and is told to go on. */
 bool lz_rpl_yield_here(LzCap *cap, uint64_t *code, uint32_t depth, const LzWord *thunk) {
-  Stream *s = &streams[cap->cap_no];
+  Stream *s = &rpl_streams[cap->cap_no];
   if (!s->in_slice || s->yield_at >= s->slice_at) return true; /* nothing recorded: here */
   const uint8_t *p = PAY(&s->ev[s->yield_at]);
   bool here = lz_ev_get32(p + 8) == depth && position_reached(cap, p, depth);
@@ -227,10 +227,10 @@ bool lz_rpl_yield_here(LzCap *cap, uint64_t *code, uint32_t depth, const LzWord 
   return false;
 }
 
-void lz_rpl_no_recheck(LzCap *cap) { streams[cap->cap_no].skip_check = false; }
+void lz_rpl_no_recheck(LzCap *cap) { rpl_streams[cap->cap_no].skip_check = false; }
 
 bool lz_replay_yield_wanted(LzCap *cap) {
-  Stream *s = &streams[cap->cap_no];
+  Stream *s = &rpl_streams[cap->cap_no];
   if (s->skip_check) { /* the heap check lz_rpl_yield_here sent the thread back to */
     s->skip_check = false;
     cap->yield = 1;
@@ -245,7 +245,7 @@ bool lz_replay_yield_wanted(LzCap *cap) {
     char g[128];
     snprintf(g, sizeof g, "a thread still running with %llu bytes allocated",
              (unsigned long long)cap->alloc_bytes);
-    diverged(cap->cap_no, &s->ev[s->slice_at], g);
+    rpl_diverged(cap->cap_no, &s->ev[s->slice_at], g);
   }
   /* The flag stays set: every heap check asks again, and between two of them the code goes
    * on (lz_yield_check, codegen's heap check), so the count keeps moving. */
@@ -262,12 +262,12 @@ static bool not_blackhole(void *x) {
 static uint64_t recorded_block_id(Stream *s) {
   for (size_t i = s->ctl; i < s->slice_at && i < s->n; i++)
     if (s->ev[i].type == LZ_EVT_RPL_BLOCK && s->ev[i].len == LZ_RPL_CLAIM_BYTES)
-      return block_id(&s->ev[i]);
+      return rpl_block_id(&s->ev[i]);
   return 0;
 }
 
 int lz_replay_may_block(LzCap *cap, LzWord *thunk, size_t depth) {
-  Stream *s = &streams[cap->cap_no];
+  Stream *s = &rpl_streams[cap->cap_no];
   if (s->in_slice && s->slice_why == LZ_STOP_BLOCKED && cap->alloc_bytes == s->slice_alloc) {
     /* Note [Thunk ids]: not on another blackhole than the recorded one (that one was
      * updated in the recording by the time this thread came to it) */
@@ -289,7 +289,7 @@ int lz_replay_may_block(LzCap *cap, LzWord *thunk, size_t depth) {
       "capability %u waits for blackhole %llx to be updated (allocated %llu, slice ends at %llu)\n",
       cap->cap_no, (unsigned long long)lz_replay_thunk_id(thunk),
       (unsigned long long)cap->alloc_bytes, (unsigned long long)s->slice_alloc);
-  wait_until(cap, not_blackhole, thunk, "a thunk another thread evaluates");
+  rpl_wait_until(cap, not_blackhole, thunk, "a thunk another thread evaluates");
   return LZ_RPL_BH_EVAL;
 }
 
@@ -298,7 +298,7 @@ int lz_replay_may_block(LzCap *cap, LzWord *thunk, size_t depth) {
  * not recorded, is left to the others: entering it waits until it is claimed (a
  * blackhole), then evaluates it again, which blocks or waits for the update as the
  * recording did. */
-bool claimed_meanwhile(void *arg) {
+bool rpl_claimed_meanwhile(void *arg) {
   ClaimWant *w = arg;
   return __atomic_load_n(&w->x[0], __ATOMIC_ACQUIRE) != w->info;
 }
@@ -311,8 +311,8 @@ static int claim_gate(LzCap *cap, LzWord thunk) {
    * updated since, it evaluates the thunk again, as the recording's did (its claim failed) */
   uint16_t type = ((const LzInfo *)__atomic_load_n(&x[0], __ATOMIC_ACQUIRE))->type;
   if (type == LZ_BLACKHOLE || type == LZ_IND) return 0;
-  if (cap->lazy_bh) return lazy_gate(cap, x, id);
-  int who = map_get(&claims, id);
+  if (cap->lazy_bh) return rpl_lazy_gate(cap, x, id);
+  int who = map_get(&rpl_claims, id);
   /* every claim of another capability's thunk or a CAF is recorded: one this capability
    * did not record was claimed by another (or found evaluated) */
   if (who < 0 ? LZ_THUNK_ID_CAP(id) == cap->cap_no : (unsigned)who == cap->cap_no) {
@@ -320,11 +320,11 @@ static int claim_gate(LzCap *cap, LzWord thunk) {
     return 1;
   }
   ClaimWant w = {x, x[0]};
-  debug_gate_id = id;
+  rpl_debug_gate_id = id;
   TRACE("capability %u: claim gate waits for %llx (%s, claimed by %d) at %llu bytes\n", cap->cap_no,
         (unsigned long long)id, ((const LzInfo *)x[0])->name ? ((const LzInfo *)x[0])->name : "?",
         who, (unsigned long long)cap->alloc_bytes);
-  wait_until(cap, claimed_meanwhile, &w, "a thunk another capability claims");
+  rpl_wait_until(cap, rpl_claimed_meanwhile, &w, "a thunk another capability claims");
   return 0;
 }
 
