@@ -10,7 +10,11 @@
 set -euo pipefail
 src="$1"; build="$2"; lzc="$3"; clang="${4:-clang}"
 here="$src/tests/sched"
-cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+# The parent build's Boehm GC (rts/bdwgc/bdwgc.cmake), so it is not downloaded and built again.
+parent_gc="$(dirname "$build")/bdwgc"
+gc_opt=()
+[ -f "$parent_gc/lib/libgc.a" ] && gc_opt=(-DLZ_BDWGC_DIR="$parent_gc")
+cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${gc_opt[@]}" \
       -DCMAKE_C_COMPILER="$clang" \
       -DCMAKE_C_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
       -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \

@@ -5,7 +5,11 @@
 #   tests/unit/test_rts_sanitize.sh SOURCE_DIR BUILD_DIR [CLANG] [GENERATOR]
 set -euo pipefail
 src="$1"; build="$2"; clang="${3:-clang}"; gen="${4:-Ninja}"
-cmake -S "$src" -B "$build" -G "$gen" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER="$clang" \
+# The parent build's Boehm GC (rts/bdwgc/bdwgc.cmake), so it is not downloaded and built again.
+parent_gc="$(dirname "$build")/bdwgc"
+gc_opt=()
+[ -f "$parent_gc/lib/libgc.a" ] && gc_opt=(-DLZ_BDWGC_DIR="$parent_gc")
+cmake -S "$src" -B "$build" -G "$gen" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER="$clang" "${gc_opt[@]}" \
       -DLZ_SANITIZE=ON -DLZ_RTS_SANITIZE_TESTS=OFF >/dev/null
 targets=()
 for f in "$src"/tests/unit/test_rts_*.c; do targets+=("$(basename "$f" .c)"); done

@@ -16,7 +16,11 @@ if [ ${#tests[@]} -eq 0 ]; then
     [ -e "$f" ] && tests+=("$(basename "$f" .c)")
   done
 fi
-cmake -S "$src" -B "$build" -G "$gen" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+# The parent build's Boehm GC (rts/bdwgc/bdwgc.cmake), so it is not downloaded and built again.
+parent_gc="$(dirname "$build")/bdwgc"
+gc_opt=()
+[ -f "$parent_gc/lib/libgc.a" ] && gc_opt=(-DLZ_BDWGC_DIR="$parent_gc")
+cmake -S "$src" -B "$build" -G "$gen" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${gc_opt[@]}" \
       -DCMAKE_C_COMPILER="$clang" \
       -DCMAKE_C_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
       -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
