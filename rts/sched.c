@@ -16,7 +16,8 @@
  * sleepers after publishing its work, the sleeper publishes itself before its last look
  * for work (both sequentially consistent), so a wake-up is never lost.
  *
- * A timer thread sets every capability's yield flag each -C interval (20 ms); the running
+ * A timer thread (rts/timer.c, unknown to Boehm) sets every capability's yield flag each -C
+ * interval (20 ms); the running
  * thread then gives way if another thread is waiting in its run queue. Note [Threaded
  * runtime] in docs/notes/threaded-rts.md has the whole design.
  */
@@ -34,6 +35,7 @@
 #include "eventlog.h"
 #include "spark_sites.h"
 #include "sparkpool.h"
+#include "timer.h"
 #if LZ_REPLAY
 #include "replay.h"
 #endif
@@ -321,16 +323,10 @@ static void *cap_main(void *arg) {
 
 /* ---- pre-emption timer ------------------------------------------------------------------- */
 
-static void *timer_main(void *arg) {
-  (void)arg;
-  uint64_t ns = lz_flags.ctx_switch_ns ? lz_flags.ctx_switch_ns : 20000000u;
-  struct timespec d = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-  for (;;) {
-    nanosleep(&d, NULL);
-    for (unsigned i = 0; i < lz_ncaps; i++)
-      __atomic_store_n(&lz_caps[i]->yield, 1, __ATOMIC_RELAXED);
-  }
-  return NULL;
+/* Runs on the timer thread (rts/timer.c), which Boehm does not know: no heap access. */
+static void tick(void) {
+  for (unsigned i = 0; i < lz_ncaps; i++)
+    __atomic_store_n(&lz_caps[i]->yield, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- sparks ------------------------------------------------------------------------------ */
@@ -448,7 +444,8 @@ _Noreturn void lz_sched_main(LzCap *cap0, LzWord *main_closure) {
   for (unsigned i = 1; i < lz_ncaps; i++)
     if (pthread_create(&tid, NULL, cap_main, lz_caps[i]) != 0)
       lz_die(1, "cannot start the OS thread of capability %u", i);
-  if (pthread_create(&tid, NULL, timer_main, NULL) != 0) lz_die(1, "cannot start the timer thread");
+  uint64_t ns = lz_flags.ctx_switch_ns ? lz_flags.ctx_switch_ns : 20000000u;
+  if (!lz_timer_start(ns, tick)) lz_die(1, "cannot start the timer thread");
   cap_main(cap0);
   lz_exit(0);
 }
