@@ -192,6 +192,24 @@ static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
   LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, lazy, LLVMConstInt(cg->t_i32, 0, 0), ""),
                   lazyb, eager);
   LLVMPositionBuilderAtEnd(cg->b, eager);
+  if (!cg->opts.replay) {
+    /* -N1 (cap->claim_plain): one OS thread runs compiled code, so claim as the vanilla
+       way does (Note [One capability] in docs/notes/threaded-rts.md) */
+    LLVMValueRef pidx = cg_word(cg, offsetof(LzCap, claim_plain));
+    LLVMValueRef pa =
+        LLVMBuildBitCast(cg->b, LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, f->cap, &pidx, 1, ""),
+                         LLVMPointerType(cg->t_i32, 0), "");
+    LLVMValueRef plain = LLVMBuildLoad2(cg->b, cg->t_i32, pa, "claimplain");
+    LLVMBasicBlockRef single = cg_block(f, "plainbh"), atomic = cg_block(f, "casbh");
+    LLVMBuildCondBr(cg->b,
+                    LLVMBuildICmp(cg->b, LLVMIntNE, plain, LLVMConstInt(cg->t_i32, 0, 0), ""),
+                    single, atomic);
+    LLVMPositionBuilderAtEnd(cg->b, single);
+    cg_store(f, t, 8, own);
+    cg_store(f, t, 0, bh);
+    LLVMBuildBr(cg->b, entered);
+    LLVMPositionBuilderAtEnd(cg->b, atomic);
+  }
   LLVMValueRef p = LLVMBuildIntToPtr(cg->b, t, cg->t_wordp, "");
   LLVMValueRef x = LLVMBuildAtomicCmpXchg(cg->b, p, own, bh, LLVMAtomicOrderingAcquireRelease,
                                           LLVMAtomicOrderingAcquire, 0);

@@ -149,8 +149,14 @@ LZ_FN(lz_update_frame_entry) {
   clear_free_vars(cap, thunk);
   thunk[1] = r1; /* result first, then the info: a reader never sees IND without it */
 #if LZ_THREADED
-  /* threads may wait for it: Note [Eager blackholing] (rts/blackhole.c) */
-  LzWord old = __atomic_exchange_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_ACQ_REL);
+  /* threads may wait for it: Note [Eager blackholing] (rts/blackhole.c); at -N1 they all
+     run on this OS thread, so no atomic exchange is needed (Note [One capability]) */
+  LzWord old;
+  if (cap->claim_plain) {
+    old = __atomic_load_n(&thunk[0], __ATOMIC_RELAXED);
+    __atomic_store_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_RELEASE);
+  } else
+    old = __atomic_exchange_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_ACQ_REL);
   if (old == (LzWord)&lz_blackhole_waited_info) {
 #if LZ_REPLAY
     lz_replay_waking(cap, thunk, id); /* which thunk woke them: Note [Replay], wake-ups */

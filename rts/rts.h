@@ -123,10 +123,12 @@ struct LzCap {
                                          through word 0; fl[0] unused                 */
   /* offset 32 + 8*(LZ_FL_MAX+1) = 168: runtime-private fields follow */
   struct LzCapPriv *rest;
-  LzWord *hook_sp;  /* offset 176, -replay: sp when generated code last called a
-                                  replay hook (the stepper's `where` at a claim) */
-  uint32_t lazy_bh; /* offset 184, threaded ways: +RTS --lazy-blackholing (a thunk
-                                  entry does not claim: Note [Lazy blackholing]) */
+  LzWord *hook_sp;      /* offset 176, -replay: sp when generated code last called a
+                                      replay hook (the stepper's `where` at a claim) */
+  uint32_t lazy_bh;     /* offset 184, threaded ways: +RTS --lazy-blackholing (a thunk
+                                      entry does not claim: Note [Lazy blackholing]) */
+  uint32_t claim_plain; /* offset 188, -threaded at -N1: claim and update thunks with
+                                      plain stores (Note [One capability]) */
 };
 
 /* Inline allocation of g granules (1 <= g <= LZ_FL_MAX), what generated code emits:

@@ -406,6 +406,10 @@ static LzCap *new_cap(unsigned no) {
   }
   cap->cap_no = no;
   cap->lazy_bh = lz_flags.lazy_bh;
+#if !LZ_REPLAY
+  /* Note [One capability] (docs/notes/threaded-rts.md): one OS thread runs compiled code */
+  cap->claim_plain = lz_ncaps == 1 && !lz_flags.lazy_bh;
+#endif
   struct LzSched *s = GC_MALLOC_UNCOLLECTABLE(sizeof(struct LzSched));
   if (!s) lz_heap_exhausted();
   memset(s, 0, sizeof *s);
