@@ -8,7 +8,8 @@
 # install prefix, instead of downloading and building it again.
 include(ExternalProject)
 set(LZ_BDWGC_DIR "" CACHE PATH "An installed Boehm GC built by another Lz build directory")
-set(LZ_BDWGC_URL http://deb.debian.org/debian/pool/main/libg/libgc/libgc_8.2.2.orig.tar.gz)
+set(LZ_BDWGC_URL http://deb.debian.org/debian/pool/main/libg/libgc/libgc_8.2.2.orig.tar.gz
+    CACHE STRING "Where to get Boehm GC 8.2.2's source (an address or a local file; offline: a copy)")
 set(LZ_BDWGC_SHA256 f30107bcb062e0920a790ffffa56d9512348546859364c23a14be264b38836a0)
 set(LZ_BDWGC_CFLAGS "-O2 -g -DHBLKSIZE=65536")
 if(LZ_BDWGC_DIR)
