@@ -17,9 +17,8 @@
  * for work (both sequentially consistent), so a wake-up is never lost.
  *
  * A timer thread (rts/timer.c, unknown to Boehm) sets every capability's yield flag each -C
- * interval (20 ms); the running
- * thread then gives way if another thread is waiting in its run queue. Note [Threaded
- * runtime] in docs/notes/threaded-rts.md has the whole design.
+ * interval (20 ms); the running thread then gives way if another thread is waiting in its
+ * run queue. Note [Threaded runtime] in docs/notes/threaded-rts.md has the whole design.
  */
 #include "rts_priv.h"
 
