@@ -107,7 +107,7 @@ static void test_flags(void **state) {
   assert_false(p.flags.stats);
   assert_int_equal(p.flags.max_heap_bytes, 0);
   assert_int_equal(p.flags.initial_heap_bytes, 16u << 20);
-  assert_true(p.flags.heap_factor == 8);
+  assert_true(p.flags.heap_factor == 5);
   assert_true(p.flags.max_stack_bytes > (size_t)64 << 20);
 }
 
