@@ -244,7 +244,21 @@ LLVMValueRef cg_ptr_tag(CgFn *f, LLVMValueRef p) {
 }
 
 /* ---- allocation --------------------------------------------------------------------------------
- * p = cap->fl[g]; if (p) cap->fl[g] = *p; else p = lz_alloc_slow(cap, sp, g);  (rts.h) */
+ * p = cap->bump[g]; if (p < cap->lim[g]) cap->bump[g] = p + 16 g;
+ * else if ((p = cap->fl[g])) cap->fl[g] = *p; else p = lz_alloc_slow(cap, sp, g);  (rts.h) */
+static void set_align16(Cg *cg, LLVMValueRef load) {
+  LLVMMetadataRef a16 = LLVMValueAsMetadata(cg_word(cg, 16));
+  LLVMSetMetadata(load, LLVMGetMDKindIDInContext(cg->ctx, "align", 5),
+                  LLVMMetadataAsValue(cg->ctx, LLVMMDNodeInContext2(cg->ctx, &a16, 1)));
+}
+
+static void set_unlikely(Cg *cg, LLVMValueRef br, unsigned taken, unsigned not_taken) {
+  LLVMValueRef w[3] = {LLVMMDStringInContext(cg->ctx, "branch_weights", 14),
+                       LLVMConstInt(cg->t_i32, taken, 0), LLVMConstInt(cg->t_i32, not_taken, 0)};
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "prof", 4),
+                  LLVMMDNodeInContext(cg->ctx, w, 3));
+}
+
 LLVMValueRef cg_alloc(CgFn *f, int words) {
   Cg *cg = f->cg;
   f->allocates = true;
@@ -255,22 +269,30 @@ LLVMValueRef cg_alloc(CgFn *f, int words) {
     LLVMValueRef p = LLVMBuildCall2(cg->b, slow_t, cg->rt_alloc_slow, sargs, 3, "");
     return LLVMBuildPtrToInt(cg->b, p, cg->t_word, "obj");
   }
-  /* objects are 16-byte aligned: the loaded pointer says so (!align), and so does
+  /* objects are 16-byte aligned: the loaded pointers say so (!align), and so does
    * lz_alloc_slow's result, so LLVM knows the tag bits of p | tag */
+  LLVMValueRef bslot = cap_field(f, offsetof(LzCap, bump) + 8 * (size_t)g, cg->t_i8p);
+  LLVMValueRef lslot = cap_field(f, offsetof(LzCap, lim) + 8 * (size_t)g, cg->t_i8p);
+  LLVMValueRef b = LLVMBuildLoad2(cg->b, cg->t_i8p, bslot, "bump");
+  set_align16(cg, b);
+  LLVMValueRef l = LLVMBuildLoad2(cg->b, cg->t_i8p, lslot, "lim");
+  LLVMValueRef room = LLVMBuildICmp(cg->b, LLVMIntULT, LLVMBuildPtrToInt(cg->b, b, cg->t_word, ""),
+                                    LLVMBuildPtrToInt(cg->b, l, cg->t_word, ""), "");
+  LLVMBasicBlockRef bumped = cg_block(f, "bump"), nobump = cg_block(f, "nobump"),
+                    popped = cg_block(f, "alloc"), slow = cg_block(f, "allocslow"),
+                    join = cg_block(f, "allocated");
+  set_unlikely(cg, LLVMBuildCondBr(cg->b, room, bumped, nobump), 200, 1);
+  LLVMPositionBuilderAtEnd(cg->b, bumped);
+  LLVMValueRef idx = cg_word(cg, g * LZ_GRANULE_BYTES);
+  LLVMBuildStore(cg->b, LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, b, &idx, 1, ""), bslot);
+  LLVMBuildBr(cg->b, join);
+  LLVMPositionBuilderAtEnd(cg->b, nobump);
   LLVMValueRef slot = cap_field(f, offsetof(LzCap, fl) + 8 * (size_t)g, cg->t_i8p);
   LLVMValueRef p = LLVMBuildLoad2(cg->b, cg->t_i8p, slot, "fl");
-  LLVMMetadataRef a16 = LLVMValueAsMetadata(cg_word(cg, 16));
-  LLVMSetMetadata(p, LLVMGetMDKindIDInContext(cg->ctx, "align", 5),
-                  LLVMMetadataAsValue(cg->ctx, LLVMMDNodeInContext2(cg->ctx, &a16, 1)));
+  set_align16(cg, p);
   LLVMValueRef isnull = LLVMBuildICmp(cg->b, LLVMIntEQ, p, LLVMConstNull(cg->t_i8p), "");
-  LLVMBasicBlockRef fast = cg_block(f, "alloc"), slow = cg_block(f, "allocslow"),
-                    join = cg_block(f, "allocated");
-  LLVMValueRef br = LLVMBuildCondBr(cg->b, isnull, slow, fast);
-  LLVMValueRef w[3] = {LLVMMDStringInContext(cg->ctx, "branch_weights", 14),
-                       LLVMConstInt(cg->t_i32, 1, 0), LLVMConstInt(cg->t_i32, 200, 0)};
-  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "prof", 4),
-                  LLVMMDNodeInContext(cg->ctx, w, 3));
-  LLVMPositionBuilderAtEnd(cg->b, fast);
+  set_unlikely(cg, LLVMBuildCondBr(cg->b, isnull, slow, popped), 1, 20);
+  LLVMPositionBuilderAtEnd(cg->b, popped);
   LLVMValueRef next = LLVMBuildLoad2(
       cg->b, cg->t_i8p, LLVMBuildBitCast(cg->b, p, LLVMPointerType(cg->t_i8p, 0), ""), "");
   LLVMBuildStore(cg->b, next, slot);
@@ -280,9 +302,9 @@ LLVMValueRef cg_alloc(CgFn *f, int words) {
   LLVMBuildBr(cg->b, join);
   LLVMPositionBuilderAtEnd(cg->b, join);
   LLVMValueRef phi = LLVMBuildPhi(cg->b, cg->t_i8p, "obj");
-  LLVMValueRef vals[2] = {p, q};
-  LLVMBasicBlockRef blocks[2] = {fast, slow};
-  LLVMAddIncoming(phi, vals, blocks, 2);
+  LLVMValueRef vals[3] = {b, p, q};
+  LLVMBasicBlockRef blocks[3] = {bumped, popped, slow};
+  LLVMAddIncoming(phi, vals, blocks, 3);
   LLVMValueRef obj = LLVMBuildPtrToInt(cg->b, phi, cg->t_word, "");
   /* free-list objects are not cleared (Note [Uncleared objects], rts/heap.c): the caller
    * writes words 0..words-1; the padding word of an odd size would keep a stale pointer */

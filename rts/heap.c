@@ -42,16 +42,45 @@ static bool gc_started;
 static unsigned uninit_kind;
 static GC_push_other_roots_proc next_push;
 
+/* ---- Note [Bump allocation] (docs/notes/threaded-rts.md) -------------------------------
+ * A free list costs a pass over every fresh block before the program writes it (Boehm's
+ * GC_build_fl: a quarter of coins7's time). So a capability allocates from a fresh block
+ * in address order instead: bump[g] is its next g-granule object, lim[g] one more than the
+ * address of its last (1 + an object's address: a tagged pointer to an object of the same
+ * block, so Boehm marks nothing outside it); compiled code tries the bump first and the
+ * free list second (rts.h). Boehm counted the whole block as allocated; the objects not
+ * yet handed out are marked at each collection, as the free lists are, so that the sweep
+ * leaves them alone; hence bump and lim are set with Boehm's lock held (a collection that
+ * started between the lock's release and our stores would free the block, or sweep it
+ * for another capability). GC_lz_fresh_block is our addition to Boehm (rts/bdwgc/patch.cmake);
+ * weak, so that a runtime linked with the system's libgc uses free lists only. */
+GC_API void *GC_CALL GC_lz_fresh_block(size_t lb, int k, char **bump, char **lim)
+    __attribute__((weak));
+
 static void GC_CALLBACK mark_free_lists(void) {
   /* the world is stopped; lz_sched_init may be filling a new lz_caps (NULL entries) */
   unsigned n = lz_caps == &lz_main_cap ? 1 : lz_ncaps;
   for (unsigned c = 0; c < n; c++) {
     LzCap *cap = lz_caps[c];
-    for (int g = 1; cap && g <= LZ_FL_MAX; g++)
+    for (int g = 1; cap && g <= LZ_FL_MAX; g++) {
       for (void *p = cap->fl[g]; p; p = *(void **)p)
         GC_set_mark_bit(p);
+      for (char *p = cap->bump[g]; p < cap->lim[g]; p += g * LZ_GRANULE_BYTES)
+        GC_set_mark_bit(p);
+    }
   }
   if (next_push) next_push(); /* Boehm's own: the thread stacks */
+}
+
+bool lz_heap_unallocated(const void *obj, size_t bytes) {
+  size_t g = bytes / LZ_GRANULE_BYTES;
+  if (g == 0 || g > LZ_FL_MAX || !lz_caps) return false;
+  unsigned n = lz_caps == &lz_main_cap ? 1 : lz_ncaps;
+  for (unsigned c = 0; c < n; c++) {
+    LzCap *cap = lz_caps[c];
+    if (cap && (const char *)obj >= cap->bump[g] && (const char *)obj < cap->lim[g]) return true;
+  }
+  return false;
 }
 
 extern char __data_start[], _end[]; /* the executable's data: CAFs */
@@ -253,6 +282,17 @@ void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
     if (!p) lz_heap_exhausted();
     return p;
   }
+  char *b = cap->bump[granules];
+  if (b < cap->lim[granules]) { /* lz_alloc_words */
+    cap->bump[granules] = b + granules * LZ_GRANULE_BYTES;
+    return b;
+  }
+  if (GC_lz_fresh_block && (b = GC_lz_fresh_block(granules * LZ_GRANULE_BYTES, (int)uninit_kind,
+                                                  &cap->bump[granules], &cap->lim[granules]))) {
+    if (atomic_load_explicit(&heap_want, memory_order_relaxed)) grow_heap();
+    if (atomic_load_explicit(&heap_grew, memory_order_relaxed)) advise_huge_pages();
+    return b;
+  }
   cap->rest->gc_sp = sp;
   void *list = NULL;
   GC_generic_malloc_many(granules * LZ_GRANULE_BYTES, (int)uninit_kind, &list); /* g granules */
@@ -274,7 +314,10 @@ void *lz_alloc_words(LzCap *cap, size_t words) {
   cap->alloc_bytes += g * LZ_GRANULE_BYTES;
   if (g <= LZ_FL_MAX) {
     void *p = cap->fl[g];
-    if (!p)
+    if (cap->bump[g] < cap->lim[g]) {
+      p = cap->bump[g];
+      cap->bump[g] += g * LZ_GRANULE_BYTES;
+    } else if (!p)
       p = lz_alloc_slow(cap, NULL, g);
     else
       cap->fl[g] = *(void **)p;

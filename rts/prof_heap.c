@@ -107,7 +107,7 @@ static LzCCS *object_ccs(const LzWord *x, size_t words, const LzInfo *info) {
 static void visit(void *obj, size_t bytes, void *arg) {
   (void)arg;
   const LzWord *x = obj;
-  if (bytes < 2 * sizeof(LzWord)) return;
+  if (bytes < 2 * sizeof(LzWord) || lz_heap_unallocated(obj, bytes)) return;
   const LzInfo *info = as_info(x[0]);
   if (!info || info->type == 0 || info->type > LZ_MUTVAR)
     return; /* not a closure: thread stacks, arrays, limbs, free-list cells */

@@ -123,16 +123,21 @@ struct LzCap {
                                          through word 0; fl[0] unused                 */
   /* offset 32 + 8*(LZ_FL_MAX+1) = 168: runtime-private fields follow */
   struct LzCapPriv *rest;
-  LzWord *hook_sp;      /* offset 176, -replay: sp when generated code last called a
-                                      replay hook (the stepper's `where` at a claim) */
-  uint32_t lazy_bh;     /* offset 184, threaded ways: +RTS --lazy-blackholing (a thunk
-                                      entry does not claim: Note [Lazy blackholing]) */
-  uint32_t claim_plain; /* offset 188, -threaded at -N1: claim and update thunks with
-                                      plain stores (Note [One capability]) */
+  LzWord *hook_sp;           /* offset 176, -replay: sp when generated code last called a
+                                           replay hook (the stepper's `where` at a claim) */
+  uint32_t lazy_bh;          /* offset 184, threaded ways: +RTS --lazy-blackholing (a thunk
+                                           entry does not claim: Note [Lazy blackholing]) */
+  uint32_t claim_plain;      /* offset 188, -threaded at -N1: claim and update thunks with
+                                           plain stores (Note [One capability]) */
+  char *bump[LZ_FL_MAX + 1]; /* offset 192: bump[g]: the next g-granule object of a fresh
+                                block (Note [Bump allocation], rts/heap.c)            */
+  char *lim[LZ_FL_MAX + 1];  /* offset 328: lim[g]: 1 + the address of that block's last
+                                g-granule object; bump[g] < lim[g]: objects left       */
 };
 
 /* Inline allocation of g granules (1 <= g <= LZ_FL_MAX), what generated code emits:
- *     p = cap->fl[g]; if (p) cap->fl[g] = *(void **)p; else p = lz_alloc_slow(cap, sp, g);
+ *     p = cap->bump[g]; if (p < cap->lim[g]) cap->bump[g] = p + 16 * g;
+ *     else if ((p = cap->fl[g])) cap->fl[g] = *(void **)p; else p = lz_alloc_slow(cap, sp, g);
  *     cap->alloc_bytes += 16 * g;    (may be summed per basic block)
  * Objects are not cleared (Note [Uncleared objects], rts/heap.c): the code writes every
  * word, including the padding word of an odd-sized object. Objects larger than LZ_FL_MAX

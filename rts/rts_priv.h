@@ -162,6 +162,10 @@ char *lz_gc_strdup(const char *s); /* atomic GC copy (an Addr# result) */
 /* Could p be a closure? Non-zero, 8-aligned, in Boehm's heap or the executable's data (a
  * CAF). For conservative stack walks and checks of addresses that may be stale. */
 bool lz_plausible_closure(LzWord p);
+/* Is obj (an object of `bytes` bytes) one that a capability has not yet handed out from
+ * its fresh block (Note [Bump allocation], rts/heap.c)? Marked, but stale: not a closure.
+ * For heap walks with the world stopped. */
+bool lz_heap_unallocated(const void *obj, size_t bytes);
 size_t lz_show_double(double x, char *buf);        /* GHC's show; buf >= 64 bytes; returns length */
 double lz_int_encode_double(int64_t m, int64_t e); /* GHC's __int_encodeDouble */
 

@@ -4,8 +4,9 @@
 # [Boehm's block size] in docs/notes/threaded-rts.md). The result is
 # ${CMAKE_BINARY_DIR}/liblzgc.a, which lzc and the tests link in place of -lgc, with its
 # headers under ${LZ_BDWGC_INCLUDE}; rts/bdwgc/patch.cmake makes the two changes that 64 KB
-# blocks need. A nested build (the sanitizer tests') passes LZ_BDWGC_DIR, the parent's
-# install prefix, instead of downloading and building it again.
+# blocks need and adds GC_lz_fresh_block (Note [Bump allocation]). A nested build (the
+# sanitizer tests') passes LZ_BDWGC_DIR, the parent's install prefix, instead of
+# downloading and building it again.
 include(ExternalProject)
 set(LZ_BDWGC_DIR "" CACHE PATH "An installed Boehm GC built by another Lz build directory")
 set(LZ_BDWGC_URL http://deb.debian.org/debian/pool/main/libg/libgc/libgc_8.2.2.orig.tar.gz
@@ -35,6 +36,8 @@ ExternalProject_Add(bdwgc
   INSTALL_COMMAND ${LZ_MAKE} install --quiet
   BUILD_BYPRODUCTS <INSTALL_DIR>/lib/libgc.a
   LOG_CONFIGURE TRUE LOG_BUILD TRUE LOG_INSTALL TRUE LOG_OUTPUT_ON_FAILURE TRUE)
+# an edited patch.cmake patches (it skips what is done) and rebuilds an existing build tree
+ExternalProject_Add_StepDependencies(bdwgc patch ${CMAKE_CURRENT_LIST_DIR}/patch.cmake)
 endif()
 set(LZ_BDWGC_INCLUDE ${LZ_BDWGC_PREFIX}/include)
 file(MAKE_DIRECTORY ${LZ_BDWGC_INCLUDE}) # imported targets may not name a missing directory

@@ -1,5 +1,6 @@
 # Run by ExternalProject in the unpacked Boehm GC 8.2.2 source (cmake -P patch.cmake): two
-# small changes for 64 KB heap blocks (Note [Boehm's block size], docs/notes/threaded-rts.md).
+# small changes for 64 KB heap blocks (Note [Boehm's block size], docs/notes/threaded-rts.md)
+# and one addition (GC_lz_fresh_block, at the end: Note [Bump allocation]).
 #  - gc_priv.h accepts -DHBLKSIZE only up to 16384: add 65536 (LOG 16), the size the
 #    collector already uses on targets with 64 KB pages.
 #  - os_dep.c maps its heap with mmap and stops if the result is not block-aligned; Linux
@@ -44,3 +45,47 @@ set(b "    result = mmap(last_addr, bytes + HBLKSIZE - GC_page_size, (PROT_READ 
     }
 ")
 lz_patch(os_dep.c "${a}" "${b}" "Lz: mmap aligns to pages only")
+
+# mallocx.c: GC_lz_fresh_block, a fresh block for bump allocation without building its free
+# list (Note [Bump allocation], docs/notes/threaded-rts.md). rts/heap.c declares it weak,
+# so that a runtime linked against the system's libgc still links (and uses free lists).
+set(a "/* Note that the \"atomic\" version of this would be unsafe, since the    */
+/* links would not be seen by the collector.                            */
+GC_API GC_ATTR_MALLOC void * GC_CALL GC_malloc_many(size_t lb)
+")
+set(b "/* Lz: a fresh block of lb-byte objects of kind k, for the caller to    */
+/* allocate from in address order; no free list is built. Its first     */
+/* object is the result; *bump and *lim are set to the second one and   */
+/* to 1 + the last one's address, with the lock held: a collection that */
+/* starts after it sees them (the caller marks what lies between).      */
+/* NULL when objects of that size wait on a reclaim list or the kind's  */
+/* free list (GC_generic_malloc_many uses those first), or when no free */
+/* block is at hand (GC_generic_malloc_many may collect).               */
+GC_API void * GC_CALL GC_lz_fresh_block(size_t lb, int k, char **bump,
+                                         char **lim)
+{
+    struct hblk *h = NULL;
+    struct obj_kind *ok = &GC_obj_kinds[k];
+    size_t lg = BYTES_TO_GRANULES(lb);
+    DCL_LOCK_STATE;
+
+    if (!SMALL_OBJ(lb) || lb % GRANULE_BYTES != 0 || lb == 0
+        || !EXPECT(GC_is_initialized, TRUE) || GC_incremental)
+      return NULL;
+    LOCK();
+    if ((NULL == ok -> ok_reclaim_list || NULL == ok -> ok_reclaim_list[lg])
+        && NULL == ok -> ok_freelist[lg]) {
+      h = GC_allochblk(lb, k, 0);
+      if (h != NULL) {
+        if (IS_UNCOLLECTABLE(k)) GC_set_hdr_marks(HDR(h));
+        GC_bytes_allocd += HBLKSIZE - HBLKSIZE % lb;
+        *bump = (char *)h + lb;
+        *lim = (char *)h + (HBLKSIZE / lb - 1) * lb + 1;
+      }
+    }
+    UNLOCK();
+    return h;
+}
+
+${a}")
+lz_patch(mallocx.c "${a}" "${b}" "GC_lz_fresh_block")
