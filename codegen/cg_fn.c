@@ -244,8 +244,9 @@ LLVMValueRef cg_ptr_tag(CgFn *f, LLVMValueRef p) {
 }
 
 /* ---- allocation --------------------------------------------------------------------------------
- * p = cap->bump[g]; if (p < cap->lim[g]) cap->bump[g] = p + 16 g;
- * else if ((p = cap->fl[g])) cap->fl[g] = *p; else p = lz_alloc_slow(cap, sp, g);  (rts.h) */
+ * p = cap->fl[g]; if (p) cap->fl[g] = *p;
+ * else if ((p = cap->bump[g]) < cap->lim[g]) cap->bump[g] = p + 16 g;
+ * else p = lz_alloc_slow(cap, sp, g);  (rts.h) */
 static void set_align16(Cg *cg, LLVMValueRef load) {
   LLVMMetadataRef a16 = LLVMValueAsMetadata(cg_word(cg, 16));
   LLVMSetMetadata(load, LLVMGetMDKindIDInContext(cg->ctx, "align", 5),
@@ -270,7 +271,23 @@ LLVMValueRef cg_alloc(CgFn *f, int words) {
     return LLVMBuildPtrToInt(cg->b, p, cg->t_word, "obj");
   }
   /* objects are 16-byte aligned: the loaded pointers say so (!align), and so does
-   * lz_alloc_slow's result, so LLVM knows the tag bits of p | tag */
+   * lz_alloc_slow's result, so LLVM knows the tag bits of p | tag. The free list comes
+   * first: a capability allocating from a fresh block has an empty list (one load and a
+   * branch), while one allocating from swept blocks pops as it did before the bump */
+  LLVMValueRef slot = cap_field(f, offsetof(LzCap, fl) + 8 * (size_t)g, cg->t_i8p);
+  LLVMValueRef p = LLVMBuildLoad2(cg->b, cg->t_i8p, slot, "fl");
+  set_align16(cg, p);
+  LLVMValueRef isnull = LLVMBuildICmp(cg->b, LLVMIntEQ, p, LLVMConstNull(cg->t_i8p), "");
+  LLVMBasicBlockRef popped = cg_block(f, "alloc"), nolist = cg_block(f, "nolist"),
+                    bumped = cg_block(f, "bump"), slow = cg_block(f, "allocslow"),
+                    join = cg_block(f, "allocated");
+  set_unlikely(cg, LLVMBuildCondBr(cg->b, isnull, nolist, popped), 1, 1);
+  LLVMPositionBuilderAtEnd(cg->b, popped);
+  LLVMValueRef next = LLVMBuildLoad2(
+      cg->b, cg->t_i8p, LLVMBuildBitCast(cg->b, p, LLVMPointerType(cg->t_i8p, 0), ""), "");
+  LLVMBuildStore(cg->b, next, slot);
+  LLVMBuildBr(cg->b, join);
+  LLVMPositionBuilderAtEnd(cg->b, nolist);
   LLVMValueRef bslot = cap_field(f, offsetof(LzCap, bump) + 8 * (size_t)g, cg->t_i8p);
   LLVMValueRef lslot = cap_field(f, offsetof(LzCap, lim) + 8 * (size_t)g, cg->t_i8p);
   LLVMValueRef b = LLVMBuildLoad2(cg->b, cg->t_i8p, bslot, "bump");
@@ -278,32 +295,18 @@ LLVMValueRef cg_alloc(CgFn *f, int words) {
   LLVMValueRef l = LLVMBuildLoad2(cg->b, cg->t_i8p, lslot, "lim");
   LLVMValueRef room = LLVMBuildICmp(cg->b, LLVMIntULT, LLVMBuildPtrToInt(cg->b, b, cg->t_word, ""),
                                     LLVMBuildPtrToInt(cg->b, l, cg->t_word, ""), "");
-  LLVMBasicBlockRef bumped = cg_block(f, "bump"), nobump = cg_block(f, "nobump"),
-                    popped = cg_block(f, "alloc"), slow = cg_block(f, "allocslow"),
-                    join = cg_block(f, "allocated");
-  set_unlikely(cg, LLVMBuildCondBr(cg->b, room, bumped, nobump), 200, 1);
+  set_unlikely(cg, LLVMBuildCondBr(cg->b, room, bumped, slow), 200, 1);
   LLVMPositionBuilderAtEnd(cg->b, bumped);
   LLVMValueRef idx = cg_word(cg, g * LZ_GRANULE_BYTES);
   LLVMBuildStore(cg->b, LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, b, &idx, 1, ""), bslot);
-  LLVMBuildBr(cg->b, join);
-  LLVMPositionBuilderAtEnd(cg->b, nobump);
-  LLVMValueRef slot = cap_field(f, offsetof(LzCap, fl) + 8 * (size_t)g, cg->t_i8p);
-  LLVMValueRef p = LLVMBuildLoad2(cg->b, cg->t_i8p, slot, "fl");
-  set_align16(cg, p);
-  LLVMValueRef isnull = LLVMBuildICmp(cg->b, LLVMIntEQ, p, LLVMConstNull(cg->t_i8p), "");
-  set_unlikely(cg, LLVMBuildCondBr(cg->b, isnull, slow, popped), 1, 20);
-  LLVMPositionBuilderAtEnd(cg->b, popped);
-  LLVMValueRef next = LLVMBuildLoad2(
-      cg->b, cg->t_i8p, LLVMBuildBitCast(cg->b, p, LLVMPointerType(cg->t_i8p, 0), ""), "");
-  LLVMBuildStore(cg->b, next, slot);
   LLVMBuildBr(cg->b, join);
   LLVMPositionBuilderAtEnd(cg->b, slow);
   LLVMValueRef q = LLVMBuildCall2(cg->b, slow_t, cg->rt_alloc_slow, sargs, 3, "");
   LLVMBuildBr(cg->b, join);
   LLVMPositionBuilderAtEnd(cg->b, join);
   LLVMValueRef phi = LLVMBuildPhi(cg->b, cg->t_i8p, "obj");
-  LLVMValueRef vals[3] = {b, p, q};
-  LLVMBasicBlockRef blocks[3] = {bumped, popped, slow};
+  LLVMValueRef vals[3] = {p, b, q};
+  LLVMBasicBlockRef blocks[3] = {popped, bumped, slow};
   LLVMAddIncoming(phi, vals, blocks, 3);
   LLVMValueRef obj = LLVMBuildPtrToInt(cg->b, phi, cg->t_word, "");
   /* free-list objects are not cleared (Note [Uncleared objects], rts/heap.c): the caller

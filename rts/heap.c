@@ -47,8 +47,8 @@ static GC_push_other_roots_proc next_push;
  * GC_build_fl: a quarter of coins7's time). So a capability allocates from a fresh block
  * in address order instead: bump[g] is its next g-granule object, lim[g] one more than the
  * address of its last (1 + an object's address: a tagged pointer to an object of the same
- * block, so Boehm marks nothing outside it); compiled code tries the bump first and the
- * free list second (rts.h). Boehm counted the whole block as allocated; the objects not
+ * block, so Boehm marks nothing outside it); compiled code pops the free list (still
+ * filled from swept blocks) if it has objects, else bumps (rts.h). Boehm counted the whole block as allocated; the objects not
  * yet handed out are marked at each collection, as the free lists are, so that the sweep
  * leaves them alone; hence bump and lim are set with Boehm's lock held (a collection that
  * started between the lock's release and our stores would free the block, or sweep it
@@ -314,13 +314,10 @@ void *lz_alloc_words(LzCap *cap, size_t words) {
   cap->alloc_bytes += g * LZ_GRANULE_BYTES;
   if (g <= LZ_FL_MAX) {
     void *p = cap->fl[g];
-    if (cap->bump[g] < cap->lim[g]) {
-      p = cap->bump[g];
-      cap->bump[g] += g * LZ_GRANULE_BYTES;
-    } else if (!p)
-      p = lz_alloc_slow(cap, NULL, g);
-    else
+    if (p)
       cap->fl[g] = *(void **)p;
+    else
+      p = lz_alloc_slow(cap, NULL, g); /* takes the bump (Note [Bump allocation]) first */
     memset(p, 0, g * LZ_GRANULE_BYTES); /* Note [Uncleared objects]: C callers get zeros */
     return p;
   }

@@ -136,8 +136,9 @@ struct LzCap {
 };
 
 /* Inline allocation of g granules (1 <= g <= LZ_FL_MAX), what generated code emits:
- *     p = cap->bump[g]; if (p < cap->lim[g]) cap->bump[g] = p + 16 * g;
- *     else if ((p = cap->fl[g])) cap->fl[g] = *(void **)p; else p = lz_alloc_slow(cap, sp, g);
+ *     p = cap->fl[g]; if (p) cap->fl[g] = *(void **)p;
+ *     else if ((p = cap->bump[g]) < cap->lim[g]) cap->bump[g] = p + 16 * g;
+ *     else p = lz_alloc_slow(cap, sp, g);
  *     cap->alloc_bytes += 16 * g;    (may be summed per basic block)
  * Objects are not cleared (Note [Uncleared objects], rts/heap.c): the code writes every
  * word, including the padding word of an odd-sized object. Objects larger than LZ_FL_MAX
