@@ -48,11 +48,11 @@ static GC_push_other_roots_proc next_push;
  * in address order instead: bump[g] is its next g-granule object, lim[g] one more than the
  * address of its last (1 + an object's address: a tagged pointer to an object of the same
  * block, so Boehm marks nothing outside it); compiled code pops the free list (still
- * filled from swept blocks) if it has objects, else bumps (rts.h). Boehm counted the whole block as allocated; the objects not
- * yet handed out are marked at each collection, as the free lists are, so that the sweep
- * leaves them alone; hence bump and lim are set with Boehm's lock held (a collection that
- * started between the lock's release and our stores would free the block, or sweep it
- * for another capability). GC_lz_fresh_block is our addition to Boehm (rts/bdwgc/patch.cmake);
+ * filled from swept blocks) if it has objects, else bumps (rts.h). Boehm counted the whole block as
+ * allocated; the objects not yet handed out are marked at each collection, as the free lists are,
+ * so that the sweep leaves them alone; hence bump and lim are set with Boehm's lock held (a
+ * collection that started between the lock's release and our stores would free the block, or sweep
+ * it for another capability). GC_lz_fresh_block is our addition to Boehm (rts/bdwgc/patch.cmake);
  * weak, so that a runtime linked with the system's libgc uses free lists only. */
 GC_API void *GC_CALL GC_lz_fresh_block(size_t lb, int k, char **bump, char **lim)
     __attribute__((weak));
@@ -317,7 +317,7 @@ void *lz_alloc_words(LzCap *cap, size_t words) {
     if (p)
       cap->fl[g] = *(void **)p;
     else
-      p = lz_alloc_slow(cap, NULL, g); /* takes the bump (Note [Bump allocation]) first */
+      p = lz_alloc_slow(cap, NULL, g);  /* takes the bump (Note [Bump allocation]) first */
     memset(p, 0, g * LZ_GRANULE_BYTES); /* Note [Uncleared objects]: C callers get zeros */
     return p;
   }
