@@ -54,7 +54,7 @@ static GC_push_other_roots_proc next_push;
  * collection that started between the lock's release and our stores would free the block, or sweep
  * it for another capability). GC_lz_fresh_block is our addition to Boehm (rts/bdwgc/patch.cmake);
  * weak, so that a runtime linked with the system's libgc uses free lists only. */
-GC_API void *GC_CALL GC_lz_fresh_block(size_t lb, int k, char **bump, char **lim)
+GC_API void *GC_CALL GC_lz_fresh_block(size_t lb, int k, char **bump, char **lim, size_t bias)
     __attribute__((weak));
 
 static void GC_CALLBACK mark_free_lists(void) {
@@ -65,7 +65,8 @@ static void GC_CALLBACK mark_free_lists(void) {
     for (int g = 1; cap && g <= LZ_FL_MAX; g++) {
       for (void *p = cap->fl[g]; p; p = *(void **)p)
         GC_set_mark_bit(p);
-      for (char *p = cap->bump[g]; p < cap->lim[g]; p += g * LZ_GRANULE_BYTES)
+      for (char *p = cap->bump[g] + LZ_BUMP_BIAS; p < cap->lim[g] + LZ_BUMP_BIAS;
+           p += g * LZ_GRANULE_BYTES)
         GC_set_mark_bit(p);
     }
   }
@@ -78,7 +79,9 @@ bool lz_heap_unallocated(const void *obj, size_t bytes) {
   unsigned n = lz_caps == &lz_main_cap ? 1 : lz_ncaps;
   for (unsigned c = 0; c < n; c++) {
     LzCap *cap = lz_caps[c];
-    if (cap && (const char *)obj >= cap->bump[g] && (const char *)obj < cap->lim[g]) return true;
+    if (cap && (const char *)obj >= cap->bump[g] + LZ_BUMP_BIAS &&
+        (const char *)obj < cap->lim[g] + LZ_BUMP_BIAS)
+      return true;
   }
   return false;
 }
@@ -285,10 +288,15 @@ void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
   char *b = cap->bump[granules];
   if (b < cap->lim[granules]) { /* lz_alloc_words */
     cap->bump[granules] = b + granules * LZ_GRANULE_BYTES;
-    return b;
+    return b + LZ_BUMP_BIAS;
   }
-  if (GC_lz_fresh_block && (b = GC_lz_fresh_block(granules * LZ_GRANULE_BYTES, (int)uninit_kind,
-                                                  &cap->bump[granules], &cap->lim[granules]))) {
+  if (GC_lz_fresh_block &&
+      (b = GC_lz_fresh_block(granules * LZ_GRANULE_BYTES, (int)uninit_kind, &cap->bump[granules],
+                             &cap->lim[granules], LZ_BUMP_BIAS))) {
+    /* OPEN (Note [Bump allocation], "The leak"): a block's first object is never handed
+       out; something outside the heap points at block starts */
+    b = cap->bump[granules] + LZ_BUMP_BIAS;
+    cap->bump[granules] += granules * LZ_GRANULE_BYTES;
     if (atomic_load_explicit(&heap_want, memory_order_relaxed)) grow_heap();
     if (atomic_load_explicit(&heap_grew, memory_order_relaxed)) advise_huge_pages();
     return b;

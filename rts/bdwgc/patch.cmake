@@ -55,14 +55,15 @@ GC_API GC_ATTR_MALLOC void * GC_CALL GC_malloc_many(size_t lb)
 ")
 set(b "/* Lz: a fresh block of lb-byte objects of kind k, for the caller to    */
 /* allocate from in address order; no free list is built. Its first     */
-/* object is the result; *bump and *lim are set to the second one and   */
-/* to 1 + the last one's address, with the lock held: a collection that */
-/* starts after it sees them (the caller marks what lies between).      */
+/* object is the result; *bump and *lim are set to the second one's     */
+/* address and to 1 + the last one's, each minus bias, with the lock    */
+/* held: a collection that starts after it sees them (the caller marks  */
+/* what lies between).                                                  */
 /* NULL when objects of that size wait on a reclaim list or the kind's  */
 /* free list (GC_generic_malloc_many uses those first), or when no free */
 /* block is at hand (GC_generic_malloc_many may collect).               */
 GC_API void * GC_CALL GC_lz_fresh_block(size_t lb, int k, char **bump,
-                                         char **lim)
+                                         char **lim, size_t bias)
 {
     struct hblk *h = NULL;
     struct obj_kind *ok = &GC_obj_kinds[k];
@@ -79,8 +80,8 @@ GC_API void * GC_CALL GC_lz_fresh_block(size_t lb, int k, char **bump,
       if (h != NULL) {
         if (IS_UNCOLLECTABLE(k)) GC_set_hdr_marks(HDR(h));
         GC_bytes_allocd += HBLKSIZE - HBLKSIZE % lb;
-        *bump = (char *)h + lb;
-        *lim = (char *)h + (HBLKSIZE / lb - 1) * lb + 1;
+        *bump = (char *)h + lb - bias;
+        *lim = (char *)h + (HBLKSIZE / lb - 1) * lb + 1 - bias;
       }
     }
     UNLOCK();
