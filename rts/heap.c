@@ -295,8 +295,7 @@ void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
                              &cap->lim[granules], LZ_BUMP_BIAS))) {
     /* OPEN (Note [Bump allocation], "The leak"): a block's first object is never handed
        out; something outside the heap points at block starts */
-    b = cap->bump[granules] + LZ_BUMP_BIAS;
-    cap->bump[granules] += granules * LZ_GRANULE_BYTES;
+
     if (atomic_load_explicit(&heap_want, memory_order_relaxed)) grow_heap();
     if (atomic_load_explicit(&heap_grew, memory_order_relaxed)) advise_huge_pages();
     return b;

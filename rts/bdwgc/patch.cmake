@@ -85,7 +85,9 @@ GC_API void * GC_CALL GC_lz_fresh_block(size_t lb, int k, char **bump,
       }
     }
     UNLOCK();
-    return h;
+    /* as GC_generic_malloc_many: clear the dead stack below, lest a stale copy of */
+    /* h there, in a frame of a later collection, pin the block's first object     */
+    return GC_clear_stack(h);
 }
 
 ${a}")
