@@ -293,9 +293,6 @@ void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
   if (GC_lz_fresh_block &&
       (b = GC_lz_fresh_block(granules * LZ_GRANULE_BYTES, (int)uninit_kind, &cap->bump[granules],
                              &cap->lim[granules], LZ_BUMP_BIAS))) {
-    /* OPEN (Note [Bump allocation], "The leak"): a block's first object is never handed
-       out; something outside the heap points at block starts */
-
     if (atomic_load_explicit(&heap_want, memory_order_relaxed)) grow_heap();
     if (atomic_load_explicit(&heap_grew, memory_order_relaxed)) advise_huge_pages();
     return b;
