@@ -245,7 +245,7 @@ LLVMValueRef cg_ptr_tag(CgFn *f, LLVMValueRef p) {
 
 /* ---- allocation --------------------------------------------------------------------------------
  * p = cap->fl[g]; if (p) cap->fl[g] = *p;
- * else if ((b = cap->bump[g]) < cap->lim[g]) cap->bump[g] = b + 16 g, p = b + 8 (LZ_BUMP_BIAS);
+ * else if ((b = cap->bump[g]) < cap->lim[g]) cap->bump[g] = b + 16 g, p = b - LZ_BUMP_HIDE;
  * else p = lz_alloc_slow(cap, sp, g);  (rts.h) */
 static void set_align16(Cg *cg, LLVMValueRef load) {
   LLVMMetadataRef a16 = LLVMValueAsMetadata(cg_word(cg, 16));
@@ -270,11 +270,11 @@ LLVMValueRef cg_alloc(CgFn *f, int words) {
     LLVMValueRef p = LLVMBuildCall2(cg->b, slow_t, cg->rt_alloc_slow, sargs, 3, "");
     return LLVMBuildPtrToInt(cg->b, p, cg->t_word, "obj");
   }
-  /* objects are 16-byte aligned: the popped pointer says so (!align), and so does
-   * lz_alloc_slow's result (the bumped one is b + 8), so LLVM knows the tag bits of
-   * p | tag. The free list comes
-   * first: a capability allocating from a fresh block has an empty list (one load and a
-   * branch), while one allocating from swept blocks pops as it did before the bump */
+  /* objects are 16-byte aligned: the popped pointer says so (!align), and so do
+   * lz_alloc_slow's result and the bumped one, so LLVM knows the tag bits of p | tag. The
+   * free list comes first: a capability allocating from a fresh block has an empty list
+   * (one load and a branch), while one allocating from swept blocks pops as it did before
+   * the bump. bump and lim are integers (hidden addresses: rts.h) */
   LLVMValueRef slot = cap_field(f, offsetof(LzCap, fl) + 8 * (size_t)g, cg->t_i8p);
   LLVMValueRef p = LLVMBuildLoad2(cg->b, cg->t_i8p, slot, "fl");
   set_align16(cg, p);
@@ -289,17 +289,16 @@ LLVMValueRef cg_alloc(CgFn *f, int words) {
   LLVMBuildStore(cg->b, next, slot);
   LLVMBuildBr(cg->b, join);
   LLVMPositionBuilderAtEnd(cg->b, nolist);
-  LLVMValueRef bslot = cap_field(f, offsetof(LzCap, bump) + 8 * (size_t)g, cg->t_i8p);
-  LLVMValueRef lslot = cap_field(f, offsetof(LzCap, lim) + 8 * (size_t)g, cg->t_i8p);
-  LLVMValueRef b = LLVMBuildLoad2(cg->b, cg->t_i8p, bslot, "bump"); /* 8 mod 16: no !align */
-  LLVMValueRef l = LLVMBuildLoad2(cg->b, cg->t_i8p, lslot, "lim");
-  LLVMValueRef room = LLVMBuildICmp(cg->b, LLVMIntULT, LLVMBuildPtrToInt(cg->b, b, cg->t_word, ""),
-                                    LLVMBuildPtrToInt(cg->b, l, cg->t_word, ""), "");
+  LLVMValueRef bslot = cap_field(f, offsetof(LzCap, bump) + 8 * (size_t)g, cg->t_word);
+  LLVMValueRef lslot = cap_field(f, offsetof(LzCap, lim) + 8 * (size_t)g, cg->t_word);
+  LLVMValueRef b = LLVMBuildLoad2(cg->b, cg->t_word, bslot, "bump");
+  LLVMValueRef l = LLVMBuildLoad2(cg->b, cg->t_word, lslot, "lim");
+  LLVMValueRef room = LLVMBuildICmp(cg->b, LLVMIntULT, b, l, "");
   set_unlikely(cg, LLVMBuildCondBr(cg->b, room, bumped, slow), 200, 1);
   LLVMPositionBuilderAtEnd(cg->b, bumped);
-  LLVMValueRef idx = cg_word(cg, g * LZ_GRANULE_BYTES), bias = cg_word(cg, LZ_BUMP_BIAS);
-  LLVMBuildStore(cg->b, LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, b, &idx, 1, ""), bslot);
-  LLVMValueRef bp = LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, b, &bias, 1, "bumped");
+  LLVMBuildStore(cg->b, LLVMBuildAdd(cg->b, b, cg_word(cg, g * LZ_GRANULE_BYTES), ""), bslot);
+  LLVMValueRef bp = LLVMBuildIntToPtr(
+      cg->b, LLVMBuildSub(cg->b, b, cg_word(cg, (int64_t)LZ_BUMP_HIDE), ""), cg->t_i8p, "bumped");
   LLVMBuildBr(cg->b, join);
   LLVMPositionBuilderAtEnd(cg->b, slow);
   LLVMValueRef q = LLVMBuildCall2(cg->b, slow_t, cg->rt_alloc_slow, sargs, 3, "");

@@ -45,17 +45,22 @@ static GC_push_other_roots_proc next_push;
 /* ---- Note [Bump allocation] (docs/notes/threaded-rts.md) -------------------------------
  * A free list costs a pass over every fresh block before the program writes it (Boehm's
  * GC_build_fl: a quarter of coins7's time). So a capability allocates from a fresh block
- * in address order instead: bump[g] is its next g-granule object, lim[g] one more than the
- * address of its last (1 + an object's address: a tagged pointer to an object of the same
- * block, so Boehm marks nothing outside it); compiled code pops the free list (still
- * filled from swept blocks) if it has objects, else bumps (rts.h). Boehm counted the whole block as
- * allocated; the objects not yet handed out are marked at each collection, as the free lists are,
- * so that the sweep leaves them alone; hence bump and lim are set with Boehm's lock held (a
- * collection that started between the lock's release and our stores would free the block, or sweep
- * it for another capability). GC_lz_fresh_block is our addition to Boehm (rts/bdwgc/patch.cmake);
- * weak, so that a runtime linked with the system's libgc uses free lists only. */
-GC_API void *GC_CALL GC_lz_fresh_block(size_t lb, int k, char **bump, char **lim, size_t bias)
+ * in address order instead: bump[g] is its next g-granule object and lim[g] the end of the
+ * block's last, both hidden (rts.h: Boehm takes any address inside an object, found on a
+ * stack or in a register, for a pointer to it, and compiled code keeps bump values there);
+ * compiled code pops the free list (still filled from swept blocks) if it has objects,
+ * else bumps (rts.h). Boehm counted the whole block as allocated; the objects not yet
+ * handed out are marked at each collection, as the free lists are, so that the sweep
+ * leaves them alone; hence bump and lim are set with Boehm's lock held (a collection that
+ * started between the lock's release and our stores would free the block, or sweep it for
+ * another capability). GC_lz_fresh_block and GC_lz_set_marks are our additions to Boehm
+ * (rts/bdwgc/patch.cmake); weak, so that a runtime linked with the system's libgc uses
+ * free lists only. */
+GC_API void *GC_CALL GC_lz_fresh_block(size_t lb, int k, GC_word *bump, GC_word *lim, GC_word hide)
     __attribute__((weak));
+GC_API void GC_CALL GC_lz_set_marks(const void *p, const void *q) __attribute__((weak));
+
+static void *unhide(LzWord w) { return (void *)(w - LZ_BUMP_HIDE); }
 
 static void GC_CALLBACK mark_free_lists(void) {
   /* the world is stopped; lz_sched_init may be filling a new lz_caps (NULL entries) */
@@ -65,9 +70,8 @@ static void GC_CALLBACK mark_free_lists(void) {
     for (int g = 1; cap && g <= LZ_FL_MAX; g++) {
       for (void *p = cap->fl[g]; p; p = *(void **)p)
         GC_set_mark_bit(p);
-      for (char *p = cap->bump[g] + LZ_BUMP_BIAS; p < cap->lim[g] + LZ_BUMP_BIAS;
-           p += g * LZ_GRANULE_BYTES)
-        GC_set_mark_bit(p);
+      if (cap->bump[g] < cap->lim[g]) /* only GC_lz_fresh_block sets them */
+        GC_lz_set_marks(unhide(cap->bump[g]), unhide(cap->lim[g]));
     }
   }
   if (next_push) next_push(); /* Boehm's own: the thread stacks */
@@ -77,11 +81,10 @@ bool lz_heap_unallocated(const void *obj, size_t bytes) {
   size_t g = bytes / LZ_GRANULE_BYTES;
   if (g == 0 || g > LZ_FL_MAX || !lz_caps) return false;
   unsigned n = lz_caps == &lz_main_cap ? 1 : lz_ncaps;
+  LzWord hidden = (LzWord)obj + LZ_BUMP_HIDE;
   for (unsigned c = 0; c < n; c++) {
     LzCap *cap = lz_caps[c];
-    if (cap && (const char *)obj >= cap->bump[g] + LZ_BUMP_BIAS &&
-        (const char *)obj < cap->lim[g] + LZ_BUMP_BIAS)
-      return true;
+    if (cap && hidden >= cap->bump[g] && hidden < cap->lim[g]) return true;
   }
   return false;
 }
@@ -285,17 +288,18 @@ void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
     if (!p) lz_heap_exhausted();
     return p;
   }
-  char *b = cap->bump[granules];
+  LzWord b = cap->bump[granules];
   if (b < cap->lim[granules]) { /* lz_alloc_words */
     cap->bump[granules] = b + granules * LZ_GRANULE_BYTES;
-    return b + LZ_BUMP_BIAS;
+    return unhide(b);
   }
-  if (GC_lz_fresh_block &&
-      (b = GC_lz_fresh_block(granules * LZ_GRANULE_BYTES, (int)uninit_kind, &cap->bump[granules],
-                             &cap->lim[granules], LZ_BUMP_BIAS))) {
+  void *fresh;
+  if (GC_lz_fresh_block && GC_lz_set_marks &&
+      (fresh = GC_lz_fresh_block(granules * LZ_GRANULE_BYTES, (int)uninit_kind,
+                                 &cap->bump[granules], &cap->lim[granules], LZ_BUMP_HIDE))) {
     if (atomic_load_explicit(&heap_want, memory_order_relaxed)) grow_heap();
     if (atomic_load_explicit(&heap_grew, memory_order_relaxed)) advise_huge_pages();
-    return b;
+    return fresh;
   }
   cap->rest->gc_sp = sp;
   void *list = NULL;

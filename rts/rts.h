@@ -110,9 +110,10 @@ typedef struct LzInfo {
  * The fields before `rest` have fixed offsets (generated code accesses them inline);
  * everything after `rest` is private to the runtime (rts_priv.h). */
 #define LZ_FL_MAX 16 /* free lists exist for 1 .. LZ_FL_MAX granules (16 .. 256 bytes) */
-/* bump[] and lim[] are kept 8 bytes low, so that neither ever points at an object (the
- * capability is scanned): Note [Bump allocation] in rts/heap.c */
-#define LZ_BUMP_BIAS 8
+/* bump[] and lim[] hold addresses with the top bit flipped (+ LZ_BUMP_HIDE, mod 2^64), so
+ * that neither they nor what compiled code derives from them in registers is ever taken
+ * for a pointer: Note [Bump allocation] in rts/heap.c */
+#define LZ_BUMP_HIDE ((LzWord)1 << 63)
 
 struct LzCap {
   LzWord *sp_lim;          /* offset 0:  stack check: need n words ⇒ require
@@ -126,21 +127,21 @@ struct LzCap {
                                          through word 0; fl[0] unused                 */
   /* offset 32 + 8*(LZ_FL_MAX+1) = 168: runtime-private fields follow */
   struct LzCapPriv *rest;
-  LzWord *hook_sp;           /* offset 176, -replay: sp when generated code last called a
-                                           replay hook (the stepper's `where` at a claim) */
-  uint32_t lazy_bh;          /* offset 184, threaded ways: +RTS --lazy-blackholing (a thunk
-                                           entry does not claim: Note [Lazy blackholing]) */
-  uint32_t claim_plain;      /* offset 188, -threaded at -N1: claim and update thunks with
-                                           plain stores (Note [One capability]) */
-  char *bump[LZ_FL_MAX + 1]; /* offset 192: bump[g] + LZ_BUMP_BIAS: the next g-granule
-                                object of a fresh block (Note [Bump allocation])      */
-  char *lim[LZ_FL_MAX + 1];  /* offset 328: lim[g] + LZ_BUMP_BIAS: 1 + the address of
-                                its last; bump[g] < lim[g]: objects left               */
+  LzWord *hook_sp;            /* offset 176, -replay: sp when generated code last called a
+                                            replay hook (the stepper's `where` at a claim) */
+  uint32_t lazy_bh;           /* offset 184, threaded ways: +RTS --lazy-blackholing (a thunk
+                                            entry does not claim: Note [Lazy blackholing]) */
+  uint32_t claim_plain;       /* offset 188, -threaded at -N1: claim and update thunks with
+                                            plain stores (Note [One capability]) */
+  LzWord bump[LZ_FL_MAX + 1]; /* offset 192: bump[g] - LZ_BUMP_HIDE: the next g-granule
+                                 object of a fresh block (Note [Bump allocation])     */
+  LzWord lim[LZ_FL_MAX + 1];  /* offset 328: lim[g] - LZ_BUMP_HIDE: the end of its last;
+                                 bump[g] < lim[g]: objects left                       */
 };
 
 /* Inline allocation of g granules (1 <= g <= LZ_FL_MAX), what generated code emits:
  *     p = cap->fl[g]; if (p) cap->fl[g] = *(void **)p;
- *     else if ((b = cap->bump[g]) < cap->lim[g]) cap->bump[g] = b + 16 * g, p = b + 8;
+ *     else if ((b = cap->bump[g]) < cap->lim[g]) cap->bump[g] = b + 16 * g, p = b - HIDE;
  *     else p = lz_alloc_slow(cap, sp, g);
  *     cap->alloc_bytes += 16 * g;    (may be summed per basic block)
  * Objects are not cleared (Note [Uncleared objects], rts/heap.c): the code writes every

@@ -1,6 +1,7 @@
 # Run by ExternalProject in the unpacked Boehm GC 8.2.2 source (cmake -P patch.cmake): two
 # small changes for 64 KB heap blocks (Note [Boehm's block size], docs/notes/threaded-rts.md)
-# and one addition (GC_lz_fresh_block, at the end: Note [Bump allocation]).
+# and two additions (GC_lz_fresh_block and GC_lz_set_marks, at the end: Note [Bump
+# allocation]).
 #  - gc_priv.h accepts -DHBLKSIZE only up to 16384: add 65536 (LOG 16), the size the
 #    collector already uses on targets with 64 KB pages.
 #  - os_dep.c maps its heap with mmap and stops if the result is not block-aligned; Linux
@@ -56,14 +57,14 @@ GC_API GC_ATTR_MALLOC void * GC_CALL GC_malloc_many(size_t lb)
 set(b "/* Lz: a fresh block of lb-byte objects of kind k, for the caller to    */
 /* allocate from in address order; no free list is built. Its first     */
 /* object is the result; *bump and *lim are set to the second one's     */
-/* address and to 1 + the last one's, each minus bias, with the lock    */
-/* held: a collection that starts after it sees them (the caller marks  */
-/* what lies between).                                                  */
+/* address and to the end of the last one, each plus hide (the caller   */
+/* keeps them as non-pointers), with the lock held: a collection that   */
+/* starts after it sees them (the caller marks what lies between).      */
 /* NULL when objects of that size wait on a reclaim list or the kind's  */
 /* free list (GC_generic_malloc_many uses those first), or when no free */
 /* block is at hand (GC_generic_malloc_many may collect).               */
-GC_API void * GC_CALL GC_lz_fresh_block(size_t lb, int k, char **bump,
-                                         char **lim, size_t bias)
+GC_API void * GC_CALL GC_lz_fresh_block(size_t lb, int k, GC_word *bump,
+                                         GC_word *lim, GC_word hide)
 {
     struct hblk *h = NULL;
     struct obj_kind *ok = &GC_obj_kinds[k];
@@ -80,8 +81,8 @@ GC_API void * GC_CALL GC_lz_fresh_block(size_t lb, int k, char **bump,
       if (h != NULL) {
         if (IS_UNCOLLECTABLE(k)) GC_set_hdr_marks(HDR(h));
         GC_bytes_allocd += HBLKSIZE - HBLKSIZE % lb;
-        *bump = (char *)h + lb - bias;
-        *lim = (char *)h + (HBLKSIZE / lb - 1) * lb + 1 - bias;
+        *bump = (GC_word)h + lb + hide;
+        *lim = (GC_word)h + HBLKSIZE / lb * lb + hide;
       }
     }
     UNLOCK();
@@ -92,3 +93,30 @@ GC_API void * GC_CALL GC_lz_fresh_block(size_t lb, int k, char **bump,
 
 ${a}")
 lz_patch(mallocx.c "${a}" "${b}" "GC_lz_fresh_block")
+
+# mark.c: GC_lz_set_marks, GC_set_mark_bit for a run of objects of one block (the tail of a
+# capability's fresh block, marked at each collection: Note [Bump allocation]), one header
+# look-up instead of one call and look-up per object.
+set(a "GC_API void GC_CALL GC_clear_mark_bit(const void *p)
+")
+set(b "/* Lz: set the mark bits of the objects at p, p + size, ... below q; p   */
+/* and q - 1 lie in the same small-object block.                        */
+GC_API void GC_CALL GC_lz_set_marks(const void *p, const void *q)
+{
+    struct hblk *h = HBLKPTR(p);
+    hdr * hhdr = HDR(h);
+    size_t sz = hhdr -> hb_sz;
+    ptr_t r;
+
+    for (r = (ptr_t)p; (word)r < (word)q; r += sz) {
+      word bit_no = MARK_BIT_NO(r - (ptr_t)h, sz);
+
+      if (!mark_bit_from_hdr(hhdr, bit_no)) {
+        set_mark_bit_from_hdr(hhdr, bit_no);
+        ++hhdr -> hb_n_marks;
+      }
+    }
+}
+
+${a}")
+lz_patch(mark.c "${a}" "${b}" "GC_lz_set_marks")
