@@ -177,7 +177,14 @@ i=1
 while [ $i -le 10 ]; do
   at=$((size * i / 11))
   head -c "$at" par_nfib.lzr > cut.lzr
-  expect3 "log cut at byte $at" "byte\|par_nfib\|cut.lzr" $LIMIT ./par_nfib +RTS --replay=cut.lzr -RTS
+  # a cut that falls on a block boundary is a killed recording, replayed as far as it goes
+  # (Note [Replay log]): the blocks' sizes vary from run to run, so such a cut is allowed
+  $LIMIT ./par_nfib +RTS --replay=cut.lzr -RTS > bad.out 2> bad.err < /dev/null; s=$?
+  if grep -q "cut.lzr is incomplete (the recorded program was killed)" bad.err; then
+    [ $s -lt 124 ] || fail "log cut at byte $at (a block boundary): exit $s"
+  elif [ $s != 3 ] || ! grep -q "byte\|par_nfib\|cut.lzr" bad.err; then
+    fail "log cut at byte $at: exit $s, stderr: $(head -c 300 bad.err)"
+  fi
   cp par_nfib.lzr flip.lzr
   b=$(od -An -tu1 -j"$at" -N1 par_nfib.lzr | tr -d ' ')
   printf "\\$(printf %03o $((255 - b)))" | dd of=flip.lzr bs=1 seek="$at" conv=notrunc 2> /dev/null
