@@ -14,6 +14,12 @@
 #   length-O0, length-O2    length_big      length [1..10^7] in < 50 MB
 #   foldl-O2                foldl_strict    foldl' (+) 0 [1..10^8] in < 50 MB
 #   overflow-O0/-O2         stack_overflow  +RTS -K1m: GHC's message, exit 2
+#   nbody-threaded-N1       bench/nofib-mini/nbody, -threaded, 800 30 20 at -N1, 6 runs:
+#                           each in < 45 MB (the bump pointers once leaked the list of
+#                           `energy`: 60-70 MB in most runs; Note [Bump allocation])
+#
+# A program is tests/space/<prog>.lz, or a path from the repository's root; the compiler
+# flags and the arguments are split at spaces; expected stdout "@file" is that file.
 #
 # One line per case (ok / FAIL with the reason, and the time and RSS measured); exit
 # status 1 if any case failed. CASE... runs only those. Env: TIMEOUT (seconds per run,
@@ -29,15 +35,16 @@ shift 3
 TIMEOUT="${TIMEOUT:-30}"
 mkdir -p "$WORK" || exit 2
 
-# name program opt rts-flags exit rss-limit-MB expected-stdout
+# name program compiler-flags arguments exit rss-limit-MB expected-stdout [runs]
 CASES=(
   "deep-O0|deep_foldr|-O0||0|400|500000500000\n500000500000"
   "deep-O2|deep_foldr|-O2||0|400|500000500000\n500000500000"
   "length-O0|length_big|-O0||0|50|10000000"
   "length-O2|length_big|-O2||0|50|10000000"
   "foldl-O2|foldl_strict|-O2||0|50|5000000050000000"
-  "overflow-O0|stack_overflow|-O0|-K1m|2|100|"
-  "overflow-O2|stack_overflow|-O2|-K1m|2|100|"
+  "overflow-O0|stack_overflow|-O0|+RTS -K1m -RTS|2|100|"
+  "overflow-O2|stack_overflow|-O2|+RTS -K1m -RTS|2|100|"
+  "nbody-threaded-N1|bench/nofib-mini/nbody/Main.lz|-O2 -threaded|800 30 20 +RTS -N1 -RTS|0|45|@bench/nofib-mini/nbody/nbody.fast.stdout|6"
 )
 # expected stderr of the overflow cases (PROG is the program's name), as GHC prints it
 # but for the size, which GHC gives as its current stack chunk's
@@ -54,15 +61,21 @@ SELECT=("$@")
 
 fails=0
 for c in "${CASES[@]}"; do
-  IFS='|' read -r name prog opt rts want_exit limit want_out <<<"$c"
+  IFS='|' read -r name prog opt cmdargs want_exit limit want_out runs <<<"$c"
   wanted "$name" || continue
-  exe="$WORK/$prog$opt"
+  read -ra optv <<<"$opt"
+  read -ra args <<<"$cmdargs"
+  src="$here/$prog.lz"
+  case "$prog" in */*) src="$here/../../$prog" ;; esac
+  case "$want_out" in @*) want_out="$(cat "$here/../../${want_out#@}")" ;; esac
+  exe="$WORK/$name"
   why=""
-  if ! "$LZC" "$opt" "$here/$prog.lz" -o "$exe" >"$WORK/$name.build" 2>&1; then
+  if ! "$LZC" "${optv[@]}" "$src" -o "$exe" >"$WORK/$name.build" 2>&1; then
     why="does not compile: $(head -1 "$WORK/$name.build")"
-  else
-    args=()
-    [ -n "$rts" ] && args=(+RTS "$rts" -RTS)
+  fi
+  run=0
+  while [ -z "$why" ] && [ "$run" -lt "${runs:-1}" ]; do
+    run=$((run + 1))
     t0=$(date +%s%N)
     timeout "$TIMEOUT" "$MAXRSS" "$WORK/$name.rss" "$exe" "${args[@]}" \
       >"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null
@@ -76,10 +89,10 @@ for c in "${CASES[@]}"; do
       why="timed out after ${TIMEOUT}s"
     elif [ "$rc" != "$want_exit" ]; then
       why="exit status $rc, expected $want_exit ($(head -1 "$WORK/$name.err"))"
-    elif [ "$(cat "$WORK/$name.out")" != "$(printf "$want_out")" ]; then
+    elif [ "$(cat "$WORK/$name.out")" != "$(printf "%b" "$want_out")" ]; then
       why="wrong output: $(head -c 200 "$WORK/$name.out")"
     elif [ "$rss_mb" -ge "$limit" ]; then
-      why="maximum RSS ${rss_mb} MB, limit ${limit} MB"
+      why="maximum RSS ${rss_mb} MB, limit ${limit} MB (run $run)"
     elif [ "$want_exit" = 2 ]; then
       e1="$(sed -n 1p "$WORK/$name.err" | sed "s|^$prog_name: |PROG: |")"
       e2="$(sed -n 2p "$WORK/$name.err" | sed "s|^$prog_name: |PROG: |")"
@@ -87,9 +100,9 @@ for c in "${CASES[@]}"; do
       elif [ "$e2" != "$overflow_err2" ]; then why="stderr line 2: $e2"
       fi
     fi
-  fi
+  done
   if [ -z "$why" ]; then
-    echo "ok    $name (${ms} ms, ${rss_mb} MB)"
+    echo "ok    $name (${ms} ms, ${rss_mb} MB${runs:+, the last of $runs runs})"
   else
     echo "FAIL  $name: $why"
     fails=$((fails + 1))
