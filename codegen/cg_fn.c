@@ -253,7 +253,7 @@ static void set_align16(Cg *cg, LLVMValueRef load) {
                   LLVMMetadataAsValue(cg->ctx, LLVMMDNodeInContext2(cg->ctx, &a16, 1)));
 }
 
-static void set_unlikely(Cg *cg, LLVMValueRef br, unsigned taken, unsigned not_taken) {
+static void set_branch_weights(Cg *cg, LLVMValueRef br, unsigned taken, unsigned not_taken) {
   LLVMValueRef w[3] = {LLVMMDStringInContext(cg->ctx, "branch_weights", 14),
                        LLVMConstInt(cg->t_i32, taken, 0), LLVMConstInt(cg->t_i32, not_taken, 0)};
   LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "prof", 4),
@@ -270,8 +270,8 @@ LLVMValueRef cg_alloc(CgFn *f, int words) {
     LLVMValueRef p = LLVMBuildCall2(cg->b, slow_t, cg->rt_alloc_slow, sargs, 3, "");
     return LLVMBuildPtrToInt(cg->b, p, cg->t_word, "obj");
   }
-  /* objects are 16-byte aligned: the popped pointer says so (!align), and so do
-   * lz_alloc_slow's result and the bumped one, so LLVM knows the tag bits of p | tag. The
+  /* objects are 16-byte aligned: the popped pointer says so (!align), and so does
+   * lz_alloc_slow's result (the bumped one, an integer, carries no such fact). The
    * free list comes first: a capability allocating from a fresh block has an empty list
    * (one load and a branch), while one allocating from swept blocks pops as it did before
    * the bump. bump and lim are integers (hidden addresses: rts.h) */
@@ -282,7 +282,7 @@ LLVMValueRef cg_alloc(CgFn *f, int words) {
   LLVMBasicBlockRef popped = cg_block(f, "alloc"), nolist = cg_block(f, "nolist"),
                     bumped = cg_block(f, "bump"), slow = cg_block(f, "allocslow"),
                     join = cg_block(f, "allocated");
-  set_unlikely(cg, LLVMBuildCondBr(cg->b, isnull, nolist, popped), 1, 1);
+  set_branch_weights(cg, LLVMBuildCondBr(cg->b, isnull, nolist, popped), 1, 1);
   LLVMPositionBuilderAtEnd(cg->b, popped);
   LLVMValueRef next = LLVMBuildLoad2(
       cg->b, cg->t_i8p, LLVMBuildBitCast(cg->b, p, LLVMPointerType(cg->t_i8p, 0), ""), "");
@@ -294,7 +294,7 @@ LLVMValueRef cg_alloc(CgFn *f, int words) {
   LLVMValueRef b = LLVMBuildLoad2(cg->b, cg->t_word, bslot, "bump");
   LLVMValueRef l = LLVMBuildLoad2(cg->b, cg->t_word, lslot, "lim");
   LLVMValueRef room = LLVMBuildICmp(cg->b, LLVMIntULT, b, l, "");
-  set_unlikely(cg, LLVMBuildCondBr(cg->b, room, bumped, slow), 200, 1);
+  set_branch_weights(cg, LLVMBuildCondBr(cg->b, room, bumped, slow), 200, 1);
   LLVMPositionBuilderAtEnd(cg->b, bumped);
   LLVMBuildStore(cg->b, LLVMBuildAdd(cg->b, b, cg_word(cg, g * LZ_GRANULE_BYTES), ""), bslot);
   LLVMValueRef bp = LLVMBuildIntToPtr(

@@ -288,11 +288,6 @@ void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
     if (!p) lz_heap_exhausted();
     return p;
   }
-  LzWord b = cap->bump[granules];
-  if (b < cap->lim[granules]) { /* lz_alloc_words */
-    cap->bump[granules] = b + granules * LZ_GRANULE_BYTES;
-    return unhide(b);
-  }
   void *fresh;
   if (GC_lz_fresh_block && GC_lz_set_marks &&
       (fresh = GC_lz_fresh_block(granules * LZ_GRANULE_BYTES, (int)uninit_kind,
@@ -322,10 +317,14 @@ void *lz_alloc_words(LzCap *cap, size_t words) {
   cap->alloc_bytes += g * LZ_GRANULE_BYTES;
   if (g <= LZ_FL_MAX) {
     void *p = cap->fl[g];
-    if (p)
+    if (p) {
       cap->fl[g] = *(void **)p;
-    else
-      p = lz_alloc_slow(cap, NULL, g);  /* takes the bump (Note [Bump allocation]) first */
+    } else if (cap->bump[g] < cap->lim[g]) { /* as compiled code (rts.h) */
+      p = unhide(cap->bump[g]);
+      cap->bump[g] += g * LZ_GRANULE_BYTES;
+    } else {
+      p = lz_alloc_slow(cap, NULL, g);
+    }
     memset(p, 0, g * LZ_GRANULE_BYTES); /* Note [Uncleared objects]: C callers get zeros */
     return p;
   }
