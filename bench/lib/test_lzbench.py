@@ -247,5 +247,26 @@ class LoopTest(unittest.TestCase):
         self.assertIsNotNone(results[1].failure("lzc"))
 
 
+class CoreSpeedTest(unittest.TestCase):
+    def test_equal_cores_no_warning(self):
+        lines = report.core_speed_lines({0: 0.10, 1: 0.105}, {0: 0.10, 1: 0.10})
+        self.assertEqual(len(lines), 1)
+        self.assertIn("before cpu0 1.00, cpu1 0.95", lines[0])
+
+    def test_slow_core_caps_the_speedup(self):
+        lines = report.core_speed_lines({0: 0.10, 1: 0.20}, {0: 0.10, 1: 0.10})
+        self.assertIn("before cpu0 1.00, cpu1 0.50; after cpu0 1.00, cpu1 1.00", lines[0])
+        self.assertIn("caps an -N2 speedup at 1.50", lines[1])
+
+    def test_no_affinity_no_lines(self):
+        self.assertEqual(report.core_speed_lines({}, {0: 0.1}), [])
+
+    def test_measures_every_allowed_core(self):
+        speeds = measure.core_speeds(loops=1000, tries=1)
+        if speeds:
+            self.assertEqual(set(speeds), set(os.sched_getaffinity(0)))
+            self.assertTrue(all(t > 0 for t in speeds.values()))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -306,3 +306,39 @@ def parse_rts_stats(text: str) -> Dict[str, float]:
         g0 = re.search(r"Gen\s+0\s+(\d+) colls", text)
         out["gcs"] = float(m.group(1)) + (float(g0.group(1)) if g0 else 0.0)
     return out
+
+
+# --------------------------------------------------------------------------------
+# Core speeds
+
+
+def core_speeds(loops: int = 2000000, tries: int = 3) -> Dict[int, float]:
+    """Seconds a fixed busy loop takes pinned to each core this process may use (the
+    best of `tries`). On a virtual machine one core can run at half speed for minutes
+    while the host is busy; then no -N2 speedup can reach 2, and the table should say
+    so. Empty where affinity cannot be set."""
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return {}
+    speeds: Dict[int, float] = {}
+    try:
+        for cpu in allowed:
+            os.sched_setaffinity(0, {cpu})
+            best = None
+            for _ in range(tries):
+                t0 = time.perf_counter()
+                acc = 0
+                for i in range(loops):
+                    acc = (acc + i * i) & 0xFFFF
+                dt = time.perf_counter() - t0
+                best = dt if best is None else min(best, dt)
+            speeds[cpu] = best
+    except OSError:
+        return {}
+    finally:
+        try:
+            os.sched_setaffinity(0, set(allowed))
+        except OSError:
+            pass
+    return speeds

@@ -21,7 +21,7 @@ import statistics
 import subprocess
 import time
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from .runner import ProgramResult, Series
 
@@ -436,3 +436,23 @@ def write_outputs(out_dir: str, title: str, header_lines: List[str], tables: Lis
             f.write(text)
         written.append(p)
     return written
+
+
+def core_speed_lines(before: Dict[int, float], after: Dict[int, float]) -> List[str]:
+    """Each core's speed relative to the fastest, measured before and after the timed
+    runs, and a warning when they differ enough to cap the -N speedups."""
+    if not before or not after:
+        return []
+    fastest = min(list(before.values()) + list(after.values()))
+
+    def rel(s: Dict[int, float]) -> str:
+        return ", ".join("cpu%d %.2f" % (c, fastest / t) for c, t in sorted(s.items()))
+
+    lines = ["core speed (busy loop pinned to each core; 1.00 = fastest): before %s; "
+             "after %s" % (rel(before), rel(after))]
+    worst = max(list(before.values()) + list(after.values()))
+    if worst > 1.15 * fastest:
+        lines.append("warning: the cores ran at different speeds (a busy host?): a core "
+                     "at %.2f of the fastest caps an -N2 speedup at %.2f"
+                     % (fastest / worst, 1 + fastest / worst))
+    return lines
