@@ -193,8 +193,9 @@ static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
                   lazyb, eager);
   LLVMPositionBuilderAtEnd(cg->b, eager);
   if (!cg->opts.replay) {
-    /* -N1 (cap->claim_plain): one OS thread runs compiled code, so claim as the vanilla
-       way does (Note [One capability] in docs/notes/threaded-rts.md) */
+    /* -N1 or running alone (cap->claim_plain): one OS thread runs compiled code, so claim
+       as the vanilla way does (Notes [One capability], [Running alone] in
+       docs/notes/threaded-rts.md) */
     LLVMValueRef pidx = cg_word(cg, offsetof(LzCap, claim_plain));
     LLVMValueRef pa =
         LLVMBuildBitCast(cg->b, LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, f->cap, &pidx, 1, ""),

@@ -232,6 +232,7 @@ LZ_FN(lz_eval) {
 uint32_t lz_yield_check(LzCap *cap) {
   SET_YIELD(cap, 0);
 #if LZ_THREADED
+  lz_sched_alone_check(cap);
   return lz_sched_yield_wanted(cap);
 #else
   return 0;

@@ -131,8 +131,10 @@ struct LzCap {
                                             replay hook (the stepper's `where` at a claim) */
   uint32_t lazy_bh;           /* offset 184, threaded ways: +RTS --lazy-blackholing (a thunk
                                             entry does not claim: Note [Lazy blackholing]) */
-  uint32_t claim_plain;       /* offset 188, -threaded at -N1: claim and update thunks with
-                                            plain stores (Note [One capability]) */
+  uint32_t claim_plain;       /* offset 188, -threaded at -N1, or a capability running
+                                            alone: claim and update thunks with plain
+                                            stores (Notes [One capability], [Running
+                                            alone]) */
   LzWord bump[LZ_FL_MAX + 1]; /* offset 192: bump[g] - LZ_BUMP_HIDE: the next g-granule
                                  object of a fresh block (Note [Bump allocation])     */
   LzWord lim[LZ_FL_MAX + 1];  /* offset 328: lim[g] - LZ_BUMP_HIDE: the end of its last;

@@ -83,6 +83,7 @@ uint64_t lz_sched_alloc_bytes(void); /* over all capabilities                   
 /* At a safe point: should the running thread give way (another thread is runnable, or
  * the program is stopping)? */
 bool lz_sched_yield_wanted(LzCap *cap);
+void lz_sched_alone_check(LzCap *cap); /* at a heap check: Note [Running alone] */
 /* Blackholes (blackhole.c): wake every thread waiting for `thunk` (just updated). */
 void lz_blackhole_wake(LzCap *cap, LzWord *thunk);
 extern const LzInfo lz_blackhole_waited_info; /* a BLACKHOLE someone waits for          */

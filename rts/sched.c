@@ -60,6 +60,12 @@ static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic unsigned n_sleeping;
 static _Atomic int shutting_down;
 
+/* Note [Running alone] (docs/notes/threaded-rts.md): capabilities inside run(), and the
+ * one claiming thunks with plain stores because it is the only one (-1: none). */
+static _Atomic unsigned n_running;
+static _Atomic int alone_cap = -1;
+static bool alone_allowed; /* -N2 and above, eager blackholing, not the -replay way */
+
 static inline struct LzSched *S(LzCap *cap) { return cap->rest->sched; }
 
 /* ---- run queues ------------------------------------------------------------------------ */
@@ -278,8 +284,53 @@ void lz_sched_wake(LzCap *cap, LzThread *t) {
   notify(home);
 }
 
+/* ---- running alone (Note [Running alone]) -------------------------------------------------- */
+
+/* Before cap runs a thread: count it, then wait while another capability claims with
+ * plain stores (its yield flag makes it look at n_running at its next heap check). The
+ * count is written before alone_cap is read, and alone_try_enter does the reverse, both
+ * sequentially consistent, so one of the two sees the other. */
+static void alone_before_run(LzCap *cap) {
+  atomic_fetch_add(&n_running, 1);
+  for (int other; (other = atomic_load(&alone_cap)) >= 0;) {
+    __atomic_store_n(&lz_caps[other]->yield, 1, __ATOMIC_RELAXED);
+    if (atomic_load(&shutting_down)) park_forever(cap);
+    sched_yield();
+  }
+}
+
+static void alone_leave(LzCap *cap) {
+  cap->claim_plain = 0;
+  atomic_store_explicit(&alone_cap, -1, memory_order_release); /* after its plain stores */
+}
+
+static void alone_after_run(LzCap *cap) {
+  if (cap->claim_plain && alone_allowed) alone_leave(cap);
+  atomic_fetch_sub(&n_running, 1);
+}
+
+static void alone_try_enter(LzCap *cap) {
+  int none = -1;
+  if (!atomic_compare_exchange_strong(&alone_cap, &none, (int)cap->cap_no)) return;
+  if (atomic_load(&n_running) == 1)
+    cap->claim_plain = 1;
+  else
+    atomic_store(&alone_cap, -1);
+}
+
+/* At a heap check whose yield flag was set (a tick, or a capability waiting to run). */
+void lz_sched_alone_check(LzCap *cap) {
+  if (!alone_allowed) return;
+  if (cap->claim_plain) {
+    if (atomic_load(&n_running) > 1) alone_leave(cap);
+  } else if (atomic_load_explicit(&n_running, memory_order_relaxed) == 1) {
+    alone_try_enter(cap);
+  }
+}
+
 static void run(LzCap *cap, LzThread *volatile t) {
   struct LzSched *s = S(cap);
+  alone_before_run(cap);
   s->why = LZ_STOP_FINISHED;
   lz_cap_attach(cap, t);
   t->cap_no = cap->cap_no;
@@ -297,6 +348,7 @@ static void run(LzCap *cap, LzThread *volatile t) {
 #endif
   atomic_store_explicit(&s->busy, 0, memory_order_relaxed);
   cap->tso = NULL;
+  alone_after_run(cap);
 #if LZ_REPLAY
   lz_replay_slice_end(cap, t, s->why);
 #endif
@@ -427,6 +479,9 @@ void lz_sched_init(void) {
     n = c > 0 ? (unsigned)c : 1;
   }
   lz_ncaps = n;
+#if !LZ_REPLAY
+  alone_allowed = n > 1 && !lz_flags.lazy_bh;
+#endif
   lz_caps = GC_MALLOC_UNCOLLECTABLE(n * sizeof(LzCap *));
   pools = GC_MALLOC_UNCOLLECTABLE(n * sizeof(LzSparkPool *));
   if (!lz_caps || !pools) lz_heap_exhausted();
