@@ -339,9 +339,14 @@ static void run(LzCap *cap, LzThread *volatile t) {
 #if LZ_PROF
   lz_prof_thread_run(cap, t->id);
 #endif
-  if (setjmp(s->died) == 0)
-    t->next(cap, t->sp, t->r1, t->r2, t->r3, t->r4);
-  else
+  if (setjmp(s->died) == 0) {
+    /* the saved registers are cleared as they are taken: a stale one would keep what it
+       named alive for as long as the thread runs (Note [Stale registers] in
+       docs/notes/threaded-rts.md) */
+    LzWord r1 = t->r1, r2 = t->r2, r3 = t->r3, r4 = t->r4;
+    t->r1 = t->r2 = t->r3 = t->r4 = 0;
+    t->next(cap, t->sp, r1, r2, r3, r4);
+  } else
     s->why = LZ_STOP_DIED;
 #if LZ_PROF
   lz_prof_cap_idle(cap);

@@ -14,6 +14,9 @@
 #   length-O0, length-O2    length_big      length [1..10^7] in < 50 MB
 #   foldl-O2                foldl_strict    foldl' (+) 0 [1..10^8] in < 50 MB
 #   overflow-O0/-O2         stack_overflow  +RTS -K1m: GHC's message, exit 2
+#   foldl-lazybh-N2         foldl_strict    -threaded, +RTS -N2 --lazy-blackholing: < 50 MB
+#                           (a stopped thread's saved registers once kept the list's head:
+#                           1.7 GB; Note [Stale registers])
 #   nbody-threaded-N1       bench/nofib-mini/nbody, -threaded, 800 30 20 at -N1, 6 runs:
 #                           each in < 45 MB (the bump pointers once leaked the list of
 #                           `energy`: 60-70 MB in most runs; Note [Bump allocation])
@@ -44,6 +47,7 @@ CASES=(
   "foldl-O2|foldl_strict|-O2||0|50|5000000050000000"
   "overflow-O0|stack_overflow|-O0|+RTS -K1m -RTS|2|100|"
   "overflow-O2|stack_overflow|-O2|+RTS -K1m -RTS|2|100|"
+  "foldl-lazybh-N2|foldl_strict|-O2 -threaded|+RTS -N2 --lazy-blackholing -RTS|0|50|5000000050000000"
   "nbody-threaded-N1|bench/nofib-mini/nbody/Main.lz|-O2 -threaded|800 30 20 +RTS -N1 -RTS|0|45|@bench/nofib-mini/nbody/nbody.fast.stdout|6"
 )
 # expected stderr of the overflow cases (PROG is the program's name), as GHC prints it
