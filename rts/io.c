@@ -115,6 +115,7 @@ static _Noreturn void io_illegal(Handle *h, const char *op, const char *why) {
 /* Write out the buffer; returns an errno, 0 on success. */
 static int flush_raw(Handle *h) {
   size_t off = 0;
+  lz_sched_may_block();
   while (off < h->wlen) {
     ssize_t n = write(h->os, h->wbuf + off, h->wlen - off);
     if (n < 0) {
@@ -225,6 +226,7 @@ static bool fill(Handle *h, size_t want) {
 #if LZ_REPLAY
     ssize_t n = lz_replay_io_read(h->os, h->rbuf + h->rlen, BUF_BYTES - h->rlen);
 #else
+    lz_sched_may_block();
     ssize_t n = read(h->os, h->rbuf + h->rlen, BUF_BYTES - h->rlen);
 #endif
     if (n < 0 && errno == EINTR) continue;

@@ -61,6 +61,14 @@ struct LzCapPriv {
                            * (RPL_YIELD: Note [Pre-emption in a loop], docs/notes/replay.md) */
 };
 
+/* Before a system call that may wait (a read, a write to a pipe): a capability running
+ * alone stops being alone, so that others need not wait for it (Note [Running alone]). */
+#if LZ_THREADED && !LZ_REPLAY
+void lz_sched_may_block(void);
+#else
+static inline void lz_sched_may_block(void) {}
+#endif
+
 LzThread *lz_thread_new(LzCap *cap, size_t words);
 void lz_cap_attach(LzCap *cap, LzThread *t); /* make t the running thread of cap */
 

@@ -338,6 +338,13 @@ static void alone_try_enter(LzCap *cap) {
     atomic_store(&alone_cap, -1);
 }
 
+#if !LZ_REPLAY
+void lz_sched_may_block(void) {
+  LzCap *cap = lz_current_cap;
+  if (cap && cap->claim_plain && alone_allowed) alone_leave(cap);
+}
+#endif
+
 /* At a heap check whose yield flag was set (a tick, or a capability waiting to run). */
 void lz_sched_alone_check(LzCap *cap) {
   if (!alone_allowed) return;
