@@ -291,6 +291,7 @@ void lz_sched_wake(LzCap *cap, LzThread *t) {
  * count is written before alone_cap is read, and alone_try_enter does the reverse, both
  * sequentially consistent, so one of the two sees the other. */
 static void alone_before_run(LzCap *cap) {
+  if (!alone_allowed) return; /* -N1: no count, no atomic operation per thread run */
   atomic_fetch_add(&n_running, 1);
   for (int other; (other = atomic_load(&alone_cap)) >= 0;) {
     __atomic_store_n(&lz_caps[other]->yield, 1, __ATOMIC_RELAXED);
@@ -304,8 +305,14 @@ static void alone_leave(LzCap *cap) {
   atomic_store_explicit(&alone_cap, -1, memory_order_release); /* after its plain stores */
 }
 
+/* Stop running alone if cap does (at -N1 claim_plain stays: Note [One capability]). */
+static void alone_stop(LzCap *cap) {
+  if (alone_allowed && cap->claim_plain) alone_leave(cap);
+}
+
 static void alone_after_run(LzCap *cap) {
-  if (cap->claim_plain && alone_allowed) alone_leave(cap);
+  if (!alone_allowed) return;
+  alone_stop(cap);
   atomic_fetch_sub(&n_running, 1);
 }
 
@@ -321,7 +328,7 @@ static void alone_try_enter(LzCap *cap) {
 #if !LZ_REPLAY
 void lz_sched_may_block(void) {
   LzCap *cap = lz_current_cap;
-  if (cap && cap->claim_plain && alone_allowed) alone_leave(cap);
+  if (cap) alone_stop(cap);
 }
 #endif
 
