@@ -53,14 +53,21 @@ static GC_push_other_roots_proc next_push;
  * handed out are marked at each collection, as the free lists are, so that the sweep
  * leaves them alone; hence bump and lim are set with Boehm's lock held (a collection that
  * started between the lock's release and our stores would free the block, or sweep it for
- * another capability). GC_lz_fresh_block and GC_lz_set_marks are our additions to Boehm
+ * another capability). GC_lz_take_blocks and GC_lz_set_marks are our additions to Boehm
  * (rts/bdwgc/patch.cmake); weak, so that a runtime linked with the system's libgc uses
  * free lists only. */
-GC_API void *GC_CALL GC_lz_fresh_block(size_t lb, int k, GC_word *bump, GC_word *lim, GC_word hide)
+GC_API void *GC_CALL GC_lz_take_blocks(size_t lb, int k, GC_word *bump, GC_word *lim,
+                                       GC_word *more, size_t n_more, GC_word hide)
     __attribute__((weak));
 GC_API void GC_CALL GC_lz_set_marks(const void *p, const void *q) __attribute__((weak));
 
 static void *unhide(LzWord w) { return (void *)(w - LZ_BUMP_HIDE); }
+
+/* The bytes of a block that g-granule objects fill. */
+static size_t stash_block_end(size_t g) {
+  size_t lb = g * LZ_GRANULE_BYTES;
+  return LZ_HEAP_BLOCK_BYTES / lb * lb;
+}
 
 static void GC_CALLBACK mark_free_lists(void) {
   /* the world is stopped; lz_sched_init may be filling a new lz_caps (NULL entries) */
@@ -70,8 +77,13 @@ static void GC_CALLBACK mark_free_lists(void) {
     for (int g = 1; cap && g <= LZ_FL_MAX; g++) {
       for (void *p = cap->fl[g]; p; p = *(void **)p)
         GC_set_mark_bit(p);
-      if (cap->bump[g] < cap->lim[g]) /* only GC_lz_fresh_block sets them */
+      if (cap->bump[g] < cap->lim[g]) /* only GC_lz_take_blocks sets them */
         GC_lz_set_marks(unhide(cap->bump[g]), unhide(cap->lim[g]));
+      for (int i = 0; cap->rest && i < LZ_STASH_BLOCKS; i++) /* Note [Stashed blocks] */
+        if (cap->rest->stash[g][i]) {
+          char *b = unhide(cap->rest->stash[g][i]);
+          GC_lz_set_marks(b, b + stash_block_end(g));
+        }
     }
   }
   if (next_push) next_push(); /* Boehm's own: the thread stacks */
@@ -85,6 +97,10 @@ bool lz_heap_unallocated(const void *obj, size_t bytes) {
   for (unsigned c = 0; c < n; c++) {
     LzCap *cap = lz_caps[c];
     if (cap && hidden >= cap->bump[g] && hidden < cap->lim[g]) return true;
+    for (int i = 0; cap && cap->rest && i < LZ_STASH_BLOCKS; i++) {
+      LzWord b = cap->rest->stash[g][i];
+      if (b && hidden >= b && hidden < b + stash_block_end(g)) return true;
+    }
   }
   return false;
 }
@@ -288,10 +304,24 @@ void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
     if (!p) lz_heap_exhausted();
     return p;
   }
+  /* Note [Stashed blocks]: a block taken with the last one, no lock */
+  LzWord *stash = cap->rest->stash[granules];
+  for (int i = LZ_STASH_BLOCKS - 1; i >= 0; i--)
+    if (stash[i]) {
+      LzWord b = stash[i];
+      cap->bump[granules] = b + granules * LZ_GRANULE_BYTES;
+      cap->lim[granules] = b + stash_block_end(granules);
+      /* a collection stopping this thread here sees the block either as the stash entry
+         or as the bump range (both are marked), never as neither */
+      atomic_signal_fence(memory_order_seq_cst);
+      stash[i] = 0;
+      return unhide(b);
+    }
   void *fresh;
-  if (GC_lz_fresh_block && GC_lz_set_marks &&
-      (fresh = GC_lz_fresh_block(granules * LZ_GRANULE_BYTES, (int)uninit_kind,
-                                 &cap->bump[granules], &cap->lim[granules], LZ_BUMP_HIDE))) {
+  if (GC_lz_take_blocks && GC_lz_set_marks &&
+      (fresh = GC_lz_take_blocks(granules * LZ_GRANULE_BYTES, (int)uninit_kind,
+                                 &cap->bump[granules], &cap->lim[granules], stash,
+                                 LZ_STASH_BLOCKS, LZ_BUMP_HIDE))) {
     if (atomic_load_explicit(&heap_want, memory_order_relaxed)) grow_heap();
     if (atomic_load_explicit(&heap_grew, memory_order_relaxed)) advise_huge_pages();
     return fresh;

@@ -41,8 +41,15 @@ typedef struct LzThread {
 /* Why a thread returned to the scheduler (threaded way): set before returning. */
 typedef enum LzStopWhy { LZ_STOP_FINISHED, LZ_STOP_YIELD, LZ_STOP_BLOCKED, LZ_STOP_DIED } LzStopWhy;
 
+/* Fresh blocks a capability took with its last one, per object size (Note [Stashed
+ * blocks] in docs/notes/threaded-rts.md). */
+#define LZ_STASH_BLOCKS 3
+#define LZ_HEAP_BLOCK_BYTES 65536 /* Boehm's HBLKSIZE, as rts/bdwgc/bdwgc.cmake builds it */
+
 struct LzCapPriv {
   LzWord *gc_sp; /* sp during lz_alloc_slow (dead words below it are cleared at GC) */
+  /* stash[g][i]: a fresh block for g-granule objects, + LZ_BUMP_HIDE, or 0 */
+  LzWord stash[LZ_FL_MAX + 1][LZ_STASH_BLOCKS];
   /* Event log (eventlog.h, Note [Event log] in docs/notes/eventlog.md): this capability's
    * buffer, NULL when not logging; ev_sparks the same only when one event per spark is
    * logged (+RTS -lf), so each call site tests one pointer. */

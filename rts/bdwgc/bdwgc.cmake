@@ -4,7 +4,7 @@
 # [Boehm's block size] in docs/notes/threaded-rts.md). The result is
 # ${CMAKE_BINARY_DIR}/liblzgc.a, which lzc and the tests link in place of -lgc, with its
 # headers under ${LZ_BDWGC_INCLUDE}; rts/bdwgc/patch.cmake makes the two changes that 64 KB
-# blocks need and adds GC_lz_fresh_block and GC_lz_set_marks (Note [Bump allocation]). A
+# blocks need and adds GC_lz_take_blocks and GC_lz_set_marks (Note [Bump allocation]). A
 # nested build (the sanitizer tests') passes LZ_BDWGC_DIR, the parent's install prefix,
 # instead of downloading and building it again.
 include(ExternalProject)

@@ -1,6 +1,6 @@
 # Run by ExternalProject in the unpacked Boehm GC 8.2.2 source (cmake -P patch.cmake): two
 # small changes for 64 KB heap blocks (Note [Boehm's block size], docs/notes/threaded-rts.md)
-# and two additions (GC_lz_fresh_block and GC_lz_set_marks, at the end: Note [Bump
+# and two additions (GC_lz_take_blocks and GC_lz_set_marks, at the end: Note [Bump
 # allocation]).
 #  - gc_priv.h accepts -DHBLKSIZE only up to 16384: add 65536 (LOG 16), the size the
 #    collector already uses on targets with 64 KB pages.
@@ -47,28 +47,32 @@ set(b "    result = mmap(last_addr, bytes + HBLKSIZE - GC_page_size, (PROT_READ 
 ")
 lz_patch(os_dep.c "${a}" "${b}" "Lz: mmap aligns to pages only")
 
-# mallocx.c: GC_lz_fresh_block, a fresh block for bump allocation without building its free
-# list (Note [Bump allocation], docs/notes/threaded-rts.md). rts/heap.c declares it weak,
+# mallocx.c: GC_lz_take_blocks, fresh blocks for bump allocation without building their free
+# lists (Note [Bump allocation], docs/notes/threaded-rts.md). rts/heap.c declares it weak,
 # so that a runtime linked against the system's libgc still links (and uses free lists).
 set(a "/* Note that the \"atomic\" version of this would be unsafe, since the    */
 /* links would not be seen by the collector.                            */
 GC_API GC_ATTR_MALLOC void * GC_CALL GC_malloc_many(size_t lb)
 ")
-set(b "/* Lz: a fresh block of lb-byte objects of kind k, for the caller to    */
-/* allocate from in address order; no free list is built. Its first     */
-/* object is the result; *bump and *lim are set to the second one's     */
-/* address and to the end of the last one, each plus hide (the caller   */
-/* keeps them as non-pointers), with the lock held: a collection that   */
-/* starts after it sees them (the caller marks what lies between).      */
-/* NULL when objects of that size wait on a reclaim list or the kind's  */
-/* free list (GC_generic_malloc_many uses those first), or when no free */
-/* block is at hand (GC_generic_malloc_many may collect).               */
-GC_API void * GC_CALL GC_lz_fresh_block(size_t lb, int k, GC_word *bump,
-                                         GC_word *lim, GC_word hide)
+set(b "/* Lz: fresh blocks of lb-byte objects of kind k, for the caller to     */
+/* allocate from in address order; no free list is built. The first     */
+/* block's first object is the result; *bump and *lim are set to the    */
+/* second one's address and to the end of the last one, and each empty */
+/* (zero) entry of more[0..n_more-1], in order, to the address of one   */
+/* more block, all plus hide (the caller keeps them as non-pointers),   */
+/* with the lock held: a collection that starts after it sees them (the */
+/* caller marks them). One lock for several blocks: Note [Stashed       */
+/* blocks]. NULL when objects of that size wait on a reclaim list or    */
+/* the kind's free list (GC_generic_malloc_many uses those first), or   */
+/* when no free block is at hand (GC_generic_malloc_many may collect).  */
+GC_API void * GC_CALL GC_lz_take_blocks(size_t lb, int k, GC_word *bump,
+                                         GC_word *lim, GC_word *more,
+                                         size_t n_more, GC_word hide)
 {
     struct hblk *h = NULL;
     struct obj_kind *ok = &GC_obj_kinds[k];
     size_t lg = BYTES_TO_GRANULES(lb);
+    size_t i;
     DCL_LOCK_STATE;
 
     if (!SMALL_OBJ(lb) || lb % GRANULE_BYTES != 0 || lb == 0
@@ -83,6 +87,16 @@ GC_API void * GC_CALL GC_lz_fresh_block(size_t lb, int k, GC_word *bump,
         GC_bytes_allocd += HBLKSIZE - HBLKSIZE % lb;
         *bump = (GC_word)h + lb + hide;
         *lim = (GC_word)h + HBLKSIZE / lb * lb + hide;
+        for (i = 0; i < n_more; i++) {
+          struct hblk *m;
+
+          if (more[i] != 0) continue;
+          m = GC_allochblk(lb, k, 0);
+          if (NULL == m) break;
+          if (IS_UNCOLLECTABLE(k)) GC_set_hdr_marks(HDR(m));
+          GC_bytes_allocd += HBLKSIZE - HBLKSIZE % lb;
+          more[i] = (GC_word)m + hide;
+        }
       }
     }
     UNLOCK();
@@ -92,7 +106,7 @@ GC_API void * GC_CALL GC_lz_fresh_block(size_t lb, int k, GC_word *bump,
 }
 
 ${a}")
-lz_patch(mallocx.c "${a}" "${b}" "GC_lz_fresh_block")
+lz_patch(mallocx.c "${a}" "${b}" "GC_lz_take_blocks")
 
 # mark.c: GC_lz_set_marks, GC_set_mark_bit for a run of objects of one block (the tail of a
 # capability's fresh block, marked at each collection: Note [Bump allocation]), one header
