@@ -56,9 +56,8 @@ static GC_push_other_roots_proc next_push;
  * another capability). GC_lz_take_blocks and GC_lz_set_marks are our additions to Boehm
  * (rts/bdwgc/patch.cmake); weak, so that a runtime linked with the system's libgc uses
  * free lists only. */
-GC_API void *GC_CALL GC_lz_take_blocks(size_t lb, int k, GC_word *bump, GC_word *lim,
-                                       GC_word *more, size_t n_more, GC_word hide)
-    __attribute__((weak));
+GC_API void *GC_CALL GC_lz_take_blocks(size_t lb, int k, GC_word *bump, GC_word *lim, GC_word *more,
+                                       size_t n_more, GC_word hide) __attribute__((weak));
 GC_API void GC_CALL GC_lz_set_marks(const void *p, const void *q) __attribute__((weak));
 
 static void *unhide(LzWord w) { return (void *)(w - LZ_BUMP_HIDE); }
@@ -319,9 +318,9 @@ void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
     }
   void *fresh;
   if (GC_lz_take_blocks && GC_lz_set_marks &&
-      (fresh = GC_lz_take_blocks(granules * LZ_GRANULE_BYTES, (int)uninit_kind,
-                                 &cap->bump[granules], &cap->lim[granules], stash,
-                                 LZ_STASH_BLOCKS, LZ_BUMP_HIDE))) {
+      (fresh =
+           GC_lz_take_blocks(granules * LZ_GRANULE_BYTES, (int)uninit_kind, &cap->bump[granules],
+                             &cap->lim[granules], stash, LZ_STASH_BLOCKS, LZ_BUMP_HIDE))) {
     if (atomic_load_explicit(&heap_want, memory_order_relaxed)) grow_heap();
     if (atomic_load_explicit(&heap_grew, memory_order_relaxed)) advise_huge_pages();
     return fresh;

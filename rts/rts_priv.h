@@ -43,7 +43,7 @@ typedef enum LzStopWhy { LZ_STOP_FINISHED, LZ_STOP_YIELD, LZ_STOP_BLOCKED, LZ_ST
 
 /* Fresh blocks a capability took with its last one, per object size (Note [Stashed
  * blocks] in docs/notes/threaded-rts.md). */
-#define LZ_STASH_BLOCKS 3
+#define LZ_STASH_BLOCKS     3
 #define LZ_HEAP_BLOCK_BYTES 65536 /* Boehm's HBLKSIZE, as rts/bdwgc/bdwgc.cmake builds it */
 
 struct LzCapPriv {
