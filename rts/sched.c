@@ -151,6 +151,18 @@ static void *GC_CALLBACK idle_wait(void *arg) {
   return NULL;
 }
 
+/* Zero the dead part of this thread's C stack just below the caller's frame. Boehm scans an
+ * idle capability's stack from inside GC_do_blocking, whose frame holds a register buffer
+ * (a ucontext) that is only partly written; its other words keep whatever deeper calls
+ * left there, such as the address of a fresh block whose first object later heads a long
+ * list, and they stay put for as long as the capability sleeps (Note [Idle in Boehm's
+ * blocking state], "Stale words"). */
+static __attribute__((noinline)) void clear_dead_stack(void) {
+  char dead[8192];
+  explicit_bzero(dead, sizeof dead);
+  __asm__ volatile("" : : "r"(dead) : "memory");
+}
+
 static void idle_sleep(LzCap *cap) {
   struct LzSched *s = S(cap);
   if (cap->rest->ev)
@@ -164,6 +176,7 @@ static void idle_sleep(LzCap *cap) {
   }
   s->sleeping = true;
   struct IdleWait w = {cap, false};
+  clear_dead_stack();
   GC_do_blocking(idle_wait, &w);
   if (w.loop) lz_loop(cap);
 }

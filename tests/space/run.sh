@@ -17,6 +17,10 @@
 #   foldl-lazybh-N2         foldl_strict    -threaded, +RTS -N2 --lazy-blackholing: < 50 MB
 #                           (a stopped thread's saved registers once kept the list's head:
 #                           1.7 GB; Note [Stale registers])
+#   blocked-owner-N2        blocked_owner   -threaded, +RTS -N2, 4 runs: each in < 100 MB
+#                           (a spark blocked on main's fold once kept its list from the
+#                           sleeping capability's stack: 3 GB; Note [Idle in Boehm's
+#                           blocking state])
 #   nbody-threaded-N1       bench/nofib-mini/nbody, -threaded, 800 30 20 at -N1, 6 runs:
 #                           each in < 45 MB (the bump pointers once leaked the list of
 #                           `energy`: 60-70 MB in most runs; Note [Bump allocation])
@@ -48,6 +52,7 @@ CASES=(
   "overflow-O0|stack_overflow|-O0|+RTS -K1m -RTS|2|100|"
   "overflow-O2|stack_overflow|-O2|+RTS -K1m -RTS|2|100|"
   "foldl-lazybh-N2|foldl_strict|-O2 -threaded|+RTS -N2 --lazy-blackholing -RTS|0|50|5000000050000000"
+  "blocked-owner-N2|blocked_owner|-O1 -threaded|+RTS -N2 -RTS|0|100|800000020000003\n800000020000002|4"
   "nbody-threaded-N1|bench/nofib-mini/nbody/Main.lz|-O2 -threaded|800 30 20 +RTS -N1 -RTS|0|45|@bench/nofib-mini/nbody/nbody.fast.stdout|6"
 )
 # expected stderr of the overflow cases (PROG is the program's name), as GHC prints it
