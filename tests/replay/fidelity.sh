@@ -87,6 +87,7 @@ for p in $progs; do
         # the class: numbers and thread/thunk ids out
         echo "$msg" | sed 's/#[0-9]*/#N/g; s/[0-9][0-9:]*/_/g' >> classes.txt
         cp "$exe.lzr" "fail-$exe-N$n-$k.lzr"
+        for f in rec.out rec.err rep.out rep.err; do cp $f "fail-$exe-N$n-$k.$f"; done
       fi
     done
     line="$line -N$n $ok/$K"
