@@ -159,8 +159,7 @@ static void *GC_CALLBACK idle_wait(void *arg) {
  * blocking state], "Stale words"). */
 static __attribute__((noinline)) void clear_dead_stack(void) {
   char dead[8192];
-  explicit_bzero(dead, sizeof dead);
-  __asm__ volatile("" : : "r"(dead) : "memory");
+  explicit_bzero(dead, sizeof dead); /* never optimised away, unlike memset */
 }
 
 static void idle_sleep(LzCap *cap) {
