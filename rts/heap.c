@@ -59,6 +59,7 @@ static GC_push_other_roots_proc next_push;
 GC_API void *GC_CALL GC_lz_take_blocks(size_t lb, int k, GC_word *bump, GC_word *lim, GC_word *more,
                                        size_t n_more, GC_word hide) __attribute__((weak));
 GC_API void GC_CALL GC_lz_set_marks(const void *p, const void *q) __attribute__((weak));
+GC_API GC_word GC_CALL GC_lz_marked_bytes(void) __attribute__((weak)); /* Note [Heap sizing] */
 
 static void *unhide(LzWord w) { return (void *)(w - LZ_BUMP_HIDE); }
 
@@ -138,14 +139,14 @@ static void gmp_free(void *p, size_t n) {
  * collects about every third of the heap allocated. Allocation-heavy programs whose live
  * data is larger than a few MB then spend most of their time marking it again and again
  * (queens 13 at -N2: 230 collections of ~8 MB, 57 % of the run). Like GHC's -F, we let the
- * heap grow to F times the live data: every LIVE_EVERY-th collection counts the marked
- * bytes (every one of the first LIVE_ALWAYS: a program whose live data grows from the
- * start, blackscholes, would otherwise reach its heap size a doubling per 4 collections,
- * and when Boehm grows the heap by itself decides how many it makes) and, if F times that
- * is well above the heap, asks for the difference (at most a
- * doubling per step, and at most 1 GiB more than the live data), which the next
- * allocation slow path requests from Boehm (expanding takes Boehm's lock, held here).
- * Measuring costs about a millisecond per 20 MB of heap. The free space is per capability,
+ * heap grow to F times the live data: every collection reads the bytes it marked (our
+ * GC_lz_marked_bytes: the sum the sweep's start makes anyway) and, if F times that is
+ * well above the heap, asks for the difference (at most a doubling per step, and at most
+ * 1 GiB more than the live data), which the next allocation slow path requests from
+ * Boehm (expanding takes Boehm's lock, held here). With the system's libgc, which lacks
+ * it, the marked objects are enumerated instead (about a millisecond per 20 MB of heap,
+ * the world stopped), so only at every LIVE_EVERY-th collection (every one of the first
+ * LIVE_ALWAYS: blackscholes' live data grows from the start). The free space is per capability,
  * as GHC's -A: with N capabilities the heap may grow to (1 + (F-1) N) times the live data,
  * and the initial heap is -A times N (Note [Heap sizing], "Per capability"). */
 enum { LIVE_EVERY = 4, LIVE_ALWAYS = 16, INITIAL_CAPS_MAX = 8 };
@@ -161,13 +162,17 @@ static void GC_CALLBACK add_bytes(void *obj, size_t bytes, void *acc) {
 /* At the end of a collection, with Boehm's lock held and the mark bits valid. */
 static void size_heap_for_live(void) {
   double f = heap_factor;
-  GC_word gc_no = GC_get_gc_no();
-  if (f < 1 || (gc_no >= LIVE_ALWAYS && gc_no % LIVE_EVERY != 0)) return;
-  size_t heap = GC_get_heap_size(), free = GC_get_free_bytes();
-  if ((double)(heap - (free < heap ? free : heap)) * f < (double)heap * 1.125)
-    return; /* even the blocks in use, an upper bound of the live data, ask for no more */
-  size_t live = 0;
-  GC_enumerate_reachable_objects_inner(add_bytes, &live);
+  if (f < 1) return;
+  size_t heap = GC_get_heap_size(), free = GC_get_free_bytes(), live = 0;
+  if (GC_lz_marked_bytes) {
+    live = GC_lz_marked_bytes(); /* summed by the sweep's start: free, so at every one */
+  } else {
+    GC_word gc_no = GC_get_gc_no();
+    if (gc_no >= LIVE_ALWAYS && gc_no % LIVE_EVERY != 0) return;
+    if ((double)(heap - (free < heap ? free : heap)) * f < (double)heap * 1.125)
+      return; /* even the blocks in use, an upper bound of the live data, ask for no more */
+    GC_enumerate_reachable_objects_inner(add_bytes, &live);
+  }
   double want = (double)live * f;
   if (want > (double)live + HEAP_EXTRA_MAX) want = (double)live + HEAP_EXTRA_MAX;
   if (want > 2.0 * (double)heap) want = 2.0 * (double)heap;

@@ -1,7 +1,7 @@
 # Run by ExternalProject in the unpacked Boehm GC 8.2.2 source (cmake -P patch.cmake): two
 # small changes for 64 KB heap blocks (Note [Boehm's block size], docs/notes/threaded-rts.md)
-# and two additions (GC_lz_take_blocks and GC_lz_set_marks, at the end: Note [Bump
-# allocation]).
+# and three additions (GC_lz_take_blocks and GC_lz_set_marks, at the end: Note [Bump
+# allocation]; GC_lz_marked_bytes: Note [Heap sizing]).
 #  - gc_priv.h accepts -DHBLKSIZE only up to 16384: add 65536 (LOG 16), the size the
 #    collector already uses on targets with 64 KB pages.
 #  - os_dep.c maps its heap with mmap and stops if the result is not block-aligned; Linux
@@ -134,3 +134,19 @@ GC_API void GC_CALL GC_lz_set_marks(const void *p, const void *q)
 
 ${a}")
 lz_patch(mark.c "${a}" "${b}" "GC_lz_set_marks")
+
+# reclaim.c: GC_lz_marked_bytes, the bytes the last collection marked, which the sweep's
+# start has just summed from the blocks' mark counts; rts/heap.c sizes the heap with it
+# (Note [Heap sizing]) instead of enumerating the marked objects, which cost up to 8 ms
+# per collection with the world stopped.
+set(a "GC_INNER void GC_start_reclaim(GC_bool report_if_found)
+")
+set(b "/* Lz: the bytes of the objects the last collection marked: what         */
+/* GC_start_reclaim summed (GC_PRINT_STATS' in-use heap). With the lock. */
+GC_API GC_word GC_CALL GC_lz_marked_bytes(void)
+{
+    return GC_composite_in_use + GC_atomic_in_use;
+}
+
+${a}")
+lz_patch(reclaim.c "${a}" "${b}" "GC_lz_marked_bytes")
