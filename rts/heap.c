@@ -60,6 +60,7 @@ GC_API void *GC_CALL GC_lz_take_blocks(size_t lb, int k, GC_word *bump, GC_word 
                                        size_t n_more, GC_word hide) __attribute__((weak));
 GC_API void GC_CALL GC_lz_set_marks(const void *p, const void *q) __attribute__((weak));
 GC_API GC_word GC_CALL GC_lz_marked_bytes(void) __attribute__((weak)); /* Note [Heap sizing] */
+extern void (*GC_lz_before_rescan)(void) __attribute__((weak));
 
 static void *unhide(LzWord w) { return (void *)(w - LZ_BUMP_HIDE); }
 
@@ -87,6 +88,25 @@ static void GC_CALLBACK mark_free_lists(void) {
     }
   }
   if (next_push) next_push(); /* Boehm's own: the thread stacks */
+}
+
+/* Boehm's hook before it rescans the heap for marked objects (a mark stack overflowed),
+ * with the world stopped: that rescan traces every marked object, so the stale words of
+ * the ones mark_free_lists marked but nobody has been handed yet are cleared first (a
+ * free-list object keeps its link word). Note [Heap sizing], "One collection's spike". */
+static void clear_unallocated(void) {
+  unsigned n = lz_caps == &lz_main_cap ? 1 : lz_ncaps;
+  for (unsigned c = 0; c < n; c++) {
+    LzCap *cap = lz_caps[c];
+    for (int g = 1; cap && g <= LZ_FL_MAX; g++) {
+      size_t bytes = (size_t)g * LZ_GRANULE_BYTES;
+      for (char *p = cap->fl[g]; p; p = *(char **)p)
+        memset(p + sizeof(void *), 0, bytes - sizeof(void *));
+      if (cap->bump[g] < cap->lim[g]) memset(unhide(cap->bump[g]), 0, cap->lim[g] - cap->bump[g]);
+      for (int i = 0; cap->rest && i < LZ_STASH_BLOCKS; i++)
+        if (cap->rest->stash[g][i]) memset(unhide(cap->rest->stash[g][i]), 0, stash_block_end(g));
+    }
+  }
 }
 
 bool lz_heap_unallocated(const void *obj, size_t bytes) {
@@ -153,6 +173,7 @@ enum { LIVE_EVERY = 4, LIVE_ALWAYS = 16, INITIAL_CAPS_MAX = 8 };
 static double heap_factor; /* 1 + (F-1) N, set by lz_gc_init; below 1: no sizing */
 #define HEAP_EXTRA_MAX (1024.0 * 1024 * 1024) /* free space beyond the live data: 1 GiB */
 static _Atomic size_t heap_want; /* grow the heap to this at the next slow path; 0: no */
+static size_t prev_live;         /* the last collection's live bytes (Boehm's lock) */
 
 static void GC_CALLBACK add_bytes(void *obj, size_t bytes, void *acc) {
   (void)obj;
@@ -173,6 +194,12 @@ static void size_heap_for_live(void) {
       return; /* even the blocks in use, an upper bound of the live data, ask for no more */
     GC_enumerate_reachable_objects_inner(add_bytes, &live);
   }
+  /* Note [Heap sizing], "One collection's spike": a stale word that leads into a list being
+   * consumed can inflate one collection's count, and the heap never shrinks: grow only on
+   * what two collections in a row found */
+  size_t measured = live;
+  if (live > prev_live) live = prev_live;
+  prev_live = measured;
   double want = (double)live * f;
   if (want > (double)live + HEAP_EXTRA_MAX) want = (double)live + HEAP_EXTRA_MAX;
   if (want > 2.0 * (double)heap) want = 2.0 * (double)heap;
@@ -286,6 +313,7 @@ void lz_gc_init(void) {
   uninit_kind = GC_new_kind(GC_new_free_list(), GC_DS_LENGTH, 1, 0); /* scan all, no clearing */
   next_push = GC_get_push_other_roots(); /* before any thread or spark pool hooks on */
   GC_set_push_other_roots(mark_free_lists);
+  if (&GC_lz_before_rescan) GC_lz_before_rescan = clear_unallocated;
   GC_allow_register_threads(); /* the threaded way registers its capability threads */
   if (lz_flags.max_heap_bytes) GC_set_max_heap_size(lz_flags.max_heap_bytes);
   unsigned caps = flag_caps();

@@ -1,7 +1,7 @@
 # Run by ExternalProject in the unpacked Boehm GC 8.2.2 source (cmake -P patch.cmake): two
 # small changes for 64 KB heap blocks (Note [Boehm's block size], docs/notes/threaded-rts.md),
-# three additions (GC_lz_take_blocks and GC_lz_set_marks, at the end: Note [Bump
-# allocation]; GC_lz_marked_bytes: Note [Heap sizing]) and one fix (the mmap hint is not a
+# four additions (GC_lz_take_blocks and GC_lz_set_marks, at the end: Note [Bump
+# allocation]; GC_lz_marked_bytes and GC_lz_before_rescan: Note [Heap sizing]) and one fix (the mmap hint is not a
 # root: Note [Stale registers]).
 #  - gc_priv.h accepts -DHBLKSIZE only up to 16384: add 65536 (LOG 16), the size the
 #    collector already uses on targets with 64 KB pages.
@@ -171,3 +171,27 @@ set(b "    { /* Lz: last_addr is a hint, not a root */
     }
 ${a}")
 lz_patch(os_dep.c "${a}" "${b}" "Lz: last_addr is a hint, not a root")
+
+# mark.c: GC_lz_before_rescan, a hook called when the marker, its mark stack having
+# overflowed, is about to rescan the heap and push the contents of every marked object.
+# The runtime marks objects it has not handed out yet (a bump block's tail, stashed
+# blocks, free lists: Note [Bump allocation]) so that the sweep leaves them alone; their
+# words are stale, and tracing them on a rescan kept garbage alive (a whole collection's
+# worth of a lazily consumed list). The hook clears them first (Note [Heap sizing],
+# "One collection's spike").
+set(a "                if (GC_mark_stack_too_small) {
+                    alloc_mark_stack(2*GC_mark_stack_size);
+                }
+                GC_mark_state = MS_PARTIALLY_INVALID;
+")
+set(b "${a}                if (GC_lz_before_rescan) GC_lz_before_rescan(); /* Lz */
+")
+lz_patch(mark.c "${a}" "${b}" "GC_lz_before_rescan) GC_lz_before_rescan")
+set(a "GC_API void GC_CALL GC_lz_set_marks(const void *p, const void *q)
+")
+set(b "/* Lz: called with the world stopped before the marker rescans the heap */
+/* for marked objects (after a mark stack overflow); NULL: nothing.       */
+GC_API void (*GC_lz_before_rescan)(void) = 0;
+
+${a}")
+lz_patch(mark.c "${a}" "${b}" "GC_API void (*GC_lz_before_rescan)(void)")
