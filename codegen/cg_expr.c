@@ -13,6 +13,8 @@
  * Known saturated calls jump straight to the callee's code (arguments in r2..r4, the rest
  * on the stack, rts.h); everything else goes through the runtime's generic apply.
  */
+#include <string.h>
+
 #include "cg_priv.h"
 
 /* ---- closures ------------------------------------------------------------------------------ */
@@ -301,6 +303,78 @@ static int closure_words(Cg *cg, StgRhs *rhs) {
   return 2;
 }
 
+/* ---- Note [Small Int and Char boxes] (docs/notes/backend.md) ---------------------------------
+ * GHC's copying collector replaces every I# of -16..255 and every C# of 0..255 it copies by a
+ * static closure; Boehm moves nothing, so we do it where the box is made: a box of such a value
+ * is a pointer into a constant table of them (one per module, private, made on demand), and
+ * only other values are allocated. queens 13 kept 200 000 fresh I# boxes of 1..13 alive, a
+ * quarter of its live bytes. Not in the -prof ways, whose closures carry a cost-centre word. */
+enum { SMALL_INT_MIN = -16, SMALL_INT_COUNT = 272, SMALL_CHAR_COUNT = 256 };
+
+static bool small_box_con(Cg *cg, const CoreDataCon *c, int64_t *lo, int64_t *count) {
+  if (cg->opts.prof || c->arity != 1 || !c->tycon || !c->tycon->module ||
+      strcmp(c->tycon->module, "Lz.Base") != 0)
+    return false;
+  if (strcmp(c->name, "I#") == 0) {
+    *lo = SMALL_INT_MIN, *count = SMALL_INT_COUNT;
+    return true;
+  }
+  if (strcmp(c->name, "C#") == 0) {
+    *lo = 0, *count = SMALL_CHAR_COUNT;
+    return true;
+  }
+  return false;
+}
+
+static LLVMValueRef small_box_table(Cg *cg, CoreDataCon *c, int64_t lo, int64_t count) {
+  LLVMValueRef g = cg_map_get(&cg->small_boxes, c);
+  if (g) return g;
+  LLVMValueRef *w = LZ_NEW_ARRAY(LLVMValueRef, 2 * count);
+  LLVMValueRef info = cg_const_ptr_word(cg, cg_con_info(cg, c), 0);
+  for (int64_t i = 0; i < count; i++)
+    w[2 * i] = info, w[2 * i + 1] = cg_word(cg, lo + i);
+  LLVMTypeRef t = LLVMArrayType(cg->t_word, (unsigned)(2 * count));
+  g = LLVMAddGlobal(cg->mod, t, lz_fmt("%s_small_boxes", c->name));
+  LLVMSetInitializer(g, LLVMConstArray(cg->t_word, w, (unsigned)(2 * count)));
+  LLVMSetGlobalConstant(g, 1); /* private and constant: cg_split.c copies it into both parts */
+  LLVMSetLinkage(g, LLVMPrivateLinkage);
+  LLVMSetAlignment(g, 16);
+  cg_map_put(&cg->small_boxes, c, g);
+  return g;
+}
+
+/* The tagged box of v, from the table when v is small; NULL when c is not such a box. */
+static LLVMValueRef build_small_box(CgFn *f, CoreDataCon *c, LLVMValueRef v) {
+  Cg *cg = f->cg;
+  int64_t lo, count;
+  if (!small_box_con(cg, c, &lo, &count)) return NULL;
+  int tag = cg_con_ptr_tag(c);
+  LLVMValueRef idx = LLVMBuildSub(cg->b, v, cg_word(cg, lo), "");
+  LLVMValueRef small = LLVMBuildICmp(cg->b, LLVMIntULT, idx, cg_word(cg, count), "");
+  LLVMBasicBlockRef from_table = cg_block(f, "smallbox"), alloc = cg_block(f, "box"),
+                    join = cg_block(f, "boxed");
+  LLVMBuildCondBr(cg->b, small, from_table, alloc);
+  LLVMPositionBuilderAtEnd(cg->b, from_table);
+  LLVMValueRef base = cg_const_ptr_word(cg, small_box_table(cg, c, lo, count), tag);
+  LLVMValueRef p1 = LLVMBuildAdd(cg->b, base, LLVMBuildShl(cg->b, idx, cg_word(cg, 4), ""), "");
+  LLVMBasicBlockRef from_table_end = LLVMGetInsertBlock(cg->b);
+  LLVMBuildBr(cg->b, join);
+  LLVMPositionBuilderAtEnd(cg->b, alloc);
+  LLVMValueRef p = cg_alloc(f, 2);
+  cg_store(f, p, 0, cg_const_ptr_word(cg, cg_con_info(cg, c), 0));
+  cg_store(f, p, 8, v);
+  cg_count_alloc(f, LZ_GRANULE_BYTES);
+  LLVMValueRef p2 = LLVMBuildOr(cg->b, p, cg_word(cg, tag), "con");
+  LLVMBasicBlockRef alloc_end = LLVMGetInsertBlock(cg->b);
+  LLVMBuildBr(cg->b, join);
+  LLVMPositionBuilderAtEnd(cg->b, join);
+  LLVMValueRef phi = LLVMBuildPhi(cg->b, cg->t_word, "box");
+  LLVMValueRef vals[2] = {p1, p2};
+  LLVMBasicBlockRef blocks[2] = {from_table_end, alloc_end};
+  LLVMAddIncoming(phi, vals, blocks, 2);
+  return phi;
+}
+
 LLVMValueRef cg_build_con(CgFn *f, CoreDataCon *c, StgAtom *args, int nargs) {
   Cg *cg = f->cg;
   int tag = cg_con_ptr_tag(c);
@@ -308,6 +382,8 @@ LLVMValueRef cg_build_con(CgFn *f, CoreDataCon *c, StgAtom *args, int nargs) {
   LLVMValueRef vals[nargs > 0 ? nargs : 1];
   for (int i = 0; i < nargs; i++)
     vals[i] = cg_atom(f, &args[i]);
+  LLVMValueRef box = nargs == 1 ? build_small_box(f, c, vals[0]) : NULL;
+  if (box) return box;
   LLVMValueRef p = cg_alloc(f, 1 + nargs + cg_prof_thunk_extra(cg));
   cg_store(f, p, 0, cg_const_ptr_word(cg, cg_con_info(cg, c), 0));
   for (int i = 0; i < nargs; i++)
@@ -377,6 +453,13 @@ void cg_let_closures(CgFn *f, StgExpr *e) {
       vi->whnf = true;
       cg_bind(f, v,
               cg_const_ptr_word(cg, cg_nullary_closure(cg, rhs->con), cg_con_ptr_tag(rhs->con)));
+      continue;
+    }
+    int64_t lo, count; /* a box's field is unboxed, never one of this group: made here */
+    if (rhs->kind == STG_CON && rhs->nargs == 1 && small_box_con(cg, rhs->con, &lo, &count)) {
+      vi->tag = cg_con_ptr_tag(rhs->con);
+      vi->whnf = true;
+      cg_bind(f, v, build_small_box(f, rhs->con, cg_atom(f, &rhs->args[0])));
       continue;
     }
     int words = closure_words(cg, rhs);

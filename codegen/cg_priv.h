@@ -108,6 +108,7 @@ typedef struct Cg {
   CgMap conts;         /* StgExpr* (case) -> CgCont* */
   CgMap con_infos;     /* CoreDataCon* -> info table */
   CgMap nullary;       /* CoreDataCon* -> static closure of a nullary constructor */
+  CgMap small_boxes;   /* CoreDataCon* (I#, C#) -> table of static boxes (cg_expr.c) */
   CgMap strings;       /* Sym of the bytes -> global */
   CgMap prof_ccs;      /* -prof: Sym "module\1label" -> cost-centre global (cg_prof.c) */
   CgMap srcloc_index;  /* -replay: Sym "file:line:col" -> its 1-based index (cg_srcloc.c) */
