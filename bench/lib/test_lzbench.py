@@ -261,6 +261,23 @@ class CoreSpeedTest(unittest.TestCase):
     def test_no_affinity_no_lines(self):
         self.assertEqual(report.core_speed_lines({}, {0: 0.1}), [])
 
+    def test_superlinear_speedup_is_flagged(self):
+        from lzbench.measure import RunResult
+        from lzbench.measure import BuildResult
+        from lzbench.runner import ProgramResult, Series
+        from lzbench.suite import Program
+
+        def result(t1, t2):
+            r = ProgramResult(Program("p", "/p/Main.lz", False))
+            r.builds["lzc"] = BuildResult("/p/exe")
+            r.series[("lzc", 1)] = Series([RunResult(t1)])
+            r.series[("lzc", 2)] = Series([RunResult(t2)])
+            return r
+        self.assertEqual(report.superlinear_lines([result(1.0, 0.52)], ["lzc"], [1, 2]), [])
+        lines = report.superlinear_lines([result(1.0, 0.40)], ["lzc"], [1, 2])
+        self.assertEqual(len(lines), 1)
+        self.assertIn("p lzc -N2 is 2.50 times faster than -N1", lines[0])
+
     def test_measures_every_allowed_core(self):
         speeds = measure.core_speeds(loops=1000, tries=1)
         if speeds:

@@ -456,3 +456,27 @@ def core_speed_lines(before: Dict[int, float], after: Dict[int, float]) -> List[
                      "at %.2f of the fastest caps an -N2 speedup at %.2f"
                      % (fastest / worst, 1 + fastest / worst))
     return lines
+
+
+def superlinear_lines(results: List[ProgramResult], labels: List[str],
+                      ns: List[Optional[int]]) -> List[str]:
+    """A warning for every speedup above its N (5 % slack): on an idle machine N
+    capabilities cannot run a program more than N times faster, so such a speedup means
+    the machine's speed changed between the runs at different N, which the core-speed
+    check before and after the runs can miss."""
+    base = ns[0] if ns else None
+    lines = []
+    for res in results:
+        for lab in labels:
+            a = res.get(lab, base)
+            for n in ns[1:]:
+                b = res.get(lab, n)
+                if a is None or b is None or not base or not n:
+                    continue
+                sp = a.median() / b.median()
+                if sp > 1.05 * n / base:
+                    lines.append("warning: %s %s -N%d is %.2f times faster than -N%d: the "
+                                 "machine's speed changed during the runs (not evidence)"
+                                 % (res.program.name, lab, n, sp, base))
+    return lines
+
