@@ -343,54 +343,55 @@ static LLVMValueRef small_box_table(Cg *cg, CoreDataCon *c, int64_t lo, int64_t 
   return g;
 }
 
-/* The tagged box of v, from the table when v is small; NULL when c is not such a box. */
-static LLVMValueRef build_small_box(CgFn *f, CoreDataCon *c, LLVMValueRef v) {
+/* A fresh constructor of the field values vals: its tagged pointer. */
+static LLVMValueRef alloc_con(CgFn *f, CoreDataCon *c, LLVMValueRef *vals, int nargs) {
   Cg *cg = f->cg;
-  int64_t lo, count;
-  if (!small_box_con(cg, c, &lo, &count)) return NULL;
-  int tag = cg_con_ptr_tag(c);
-  LLVMValueRef idx = LLVMBuildSub(cg->b, v, cg_word(cg, lo), "");
-  LLVMValueRef small = LLVMBuildICmp(cg->b, LLVMIntULT, idx, cg_word(cg, count), "");
-  LLVMBasicBlockRef from_table = cg_block(f, "smallbox"), alloc = cg_block(f, "box"),
-                    join = cg_block(f, "boxed");
-  LLVMBuildCondBr(cg->b, small, from_table, alloc);
-  LLVMPositionBuilderAtEnd(cg->b, from_table);
-  LLVMValueRef base = cg_const_ptr_word(cg, small_box_table(cg, c, lo, count), tag);
-  LLVMValueRef p1 = LLVMBuildAdd(cg->b, base, LLVMBuildShl(cg->b, idx, cg_word(cg, 4), ""), "");
-  LLVMBasicBlockRef from_table_end = LLVMGetInsertBlock(cg->b);
-  LLVMBuildBr(cg->b, join);
-  LLVMPositionBuilderAtEnd(cg->b, alloc);
-  LLVMValueRef p = cg_alloc(f, 2);
-  cg_store(f, p, 0, cg_const_ptr_word(cg, cg_con_info(cg, c), 0));
-  cg_store(f, p, 8, v);
-  cg_count_alloc(f, LZ_GRANULE_BYTES);
-  LLVMValueRef p2 = LLVMBuildOr(cg->b, p, cg_word(cg, tag), "con");
-  LLVMBasicBlockRef alloc_end = LLVMGetInsertBlock(cg->b);
-  LLVMBuildBr(cg->b, join);
-  LLVMPositionBuilderAtEnd(cg->b, join);
-  LLVMValueRef phi = LLVMBuildPhi(cg->b, cg->t_word, "box");
-  LLVMValueRef vals[2] = {p1, p2};
-  LLVMBasicBlockRef blocks[2] = {from_table_end, alloc_end};
-  LLVMAddIncoming(phi, vals, blocks, 2);
-  return phi;
-}
-
-LLVMValueRef cg_build_con(CgFn *f, CoreDataCon *c, StgAtom *args, int nargs) {
-  Cg *cg = f->cg;
-  int tag = cg_con_ptr_tag(c);
-  if (nargs == 0) return cg_const_ptr_word(cg, cg_nullary_closure(cg, c), tag);
-  LLVMValueRef vals[nargs > 0 ? nargs : 1];
-  for (int i = 0; i < nargs; i++)
-    vals[i] = cg_atom(f, &args[i]);
-  LLVMValueRef box = nargs == 1 ? build_small_box(f, c, vals[0]) : NULL;
-  if (box) return box;
   LLVMValueRef p = cg_alloc(f, 1 + nargs + cg_prof_thunk_extra(cg));
   cg_store(f, p, 0, cg_const_ptr_word(cg, cg_con_info(cg, c), 0));
   for (int i = 0; i < nargs; i++)
     cg_store(f, p, 8 * (1 + i), vals[i]);
   if (cg->opts.prof) cg_store(f, p, 8 * (1 + nargs), cg_prof_current(f)); /* for -hc */
   cg_count_alloc(f, LZ_GRANULE_BYTES * LZ_WORDS_TO_GRANULES(1 + nargs));
-  return LLVMBuildOr(cg->b, p, cg_word(cg, tag), "con");
+  return LLVMBuildOr(cg->b, p, cg_word(cg, cg_con_ptr_tag(c)), "con");
+}
+
+/* The tagged box of the atom, from the table when its value is small, else fresh; NULL
+ * when c is not such a box (the atom is then not looked at). */
+static LLVMValueRef build_small_box(CgFn *f, CoreDataCon *c, StgAtom *arg) {
+  Cg *cg = f->cg;
+  int64_t lo, count;
+  if (!small_box_con(cg, c, &lo, &count)) return NULL;
+  LLVMValueRef v = cg_atom(f, arg);
+  LLVMValueRef idx = LLVMBuildSub(cg->b, v, cg_word(cg, lo), "");
+  LLVMValueRef small = LLVMBuildICmp(cg->b, LLVMIntULT, idx, cg_word(cg, count), "");
+  LLVMBasicBlockRef from_table = cg_block(f, "smallbox"), alloc = cg_block(f, "box"),
+                    join = cg_block(f, "boxed");
+  LLVMBuildCondBr(cg->b, small, from_table, alloc);
+  LLVMPositionBuilderAtEnd(cg->b, from_table);
+  LLVMValueRef base = cg_const_ptr_word(cg, small_box_table(cg, c, lo, count), cg_con_ptr_tag(c));
+  LLVMValueRef p1 = LLVMBuildAdd(cg->b, base, LLVMBuildShl(cg->b, idx, cg_word(cg, 4), ""), "");
+  LLVMBuildBr(cg->b, join);
+  LLVMPositionBuilderAtEnd(cg->b, alloc);
+  LLVMValueRef p2 = alloc_con(f, c, &v, 1);
+  LLVMBasicBlockRef alloc_end = LLVMGetInsertBlock(cg->b); /* cg_alloc adds blocks */
+  LLVMBuildBr(cg->b, join);
+  LLVMPositionBuilderAtEnd(cg->b, join);
+  LLVMValueRef phi = LLVMBuildPhi(cg->b, cg->t_word, "box");
+  LLVMValueRef vals[2] = {p1, p2};
+  LLVMBasicBlockRef blocks[2] = {from_table, alloc_end};
+  LLVMAddIncoming(phi, vals, blocks, 2);
+  return phi;
+}
+
+LLVMValueRef cg_build_con(CgFn *f, CoreDataCon *c, StgAtom *args, int nargs) {
+  Cg *cg = f->cg;
+  if (nargs == 0) return cg_const_ptr_word(cg, cg_nullary_closure(cg, c), cg_con_ptr_tag(c));
+  LLVMValueRef box = nargs == 1 ? build_small_box(f, c, &args[0]) : NULL;
+  if (box) return box;
+  LLVMValueRef vals[nargs];
+  for (int i = 0; i < nargs; i++)
+    vals[i] = cg_atom(f, &args[i]);
+  return alloc_con(f, c, vals, nargs);
 }
 
 /* ---- application thunks -------------------------------------------------------------------
@@ -455,11 +456,14 @@ void cg_let_closures(CgFn *f, StgExpr *e) {
               cg_const_ptr_word(cg, cg_nullary_closure(cg, rhs->con), cg_con_ptr_tag(rhs->con)));
       continue;
     }
-    int64_t lo, count; /* a box's field is unboxed, never one of this group: made here */
-    if (rhs->kind == STG_CON && rhs->nargs == 1 && small_box_con(cg, rhs->con, &lo, &count)) {
+    /* a box's field is unboxed, never one of this group: the box is made here, whole */
+    LLVMValueRef box = rhs->kind == STG_CON && rhs->nargs == 1
+                           ? build_small_box(f, rhs->con, &rhs->args[0])
+                           : NULL;
+    if (box) {
       vi->tag = cg_con_ptr_tag(rhs->con);
       vi->whnf = true;
-      cg_bind(f, v, build_small_box(f, rhs->con, cg_atom(f, &rhs->args[0])));
+      cg_bind(f, v, box);
       continue;
     }
     int words = closure_words(cg, rhs);

@@ -62,7 +62,7 @@ GC_API void GC_CALL GC_lz_set_marks(const void *p, const void *q) __attribute__(
 GC_API GC_word GC_CALL GC_lz_marked_bytes(void) __attribute__((weak)); /* Note [Heap sizing] */
 extern void (*GC_lz_before_rescan)(void) __attribute__((weak));
 
-static void *unhide(LzWord w) { return (void *)(w - LZ_BUMP_HIDE); }
+static char *unhide(LzWord w) { return (char *)(w - LZ_BUMP_HIDE); }
 
 /* The bytes of a block that g-granule objects fill. */
 static size_t stash_block_end(size_t g) {
@@ -70,44 +70,49 @@ static size_t stash_block_end(size_t g) {
   return LZ_HEAP_BLOCK_BYTES / lb * lb;
 }
 
-static void GC_CALLBACK mark_free_lists(void) {
-  /* the world is stopped; lz_sched_init may be filling a new lz_caps (NULL entries) */
+/* Every object a capability holds but has not handed out: each one on its free lists
+ * (one_object, with its size), and the runs of them in its bump block's tail and its
+ * stashed blocks (run, [from, to); Note [Stashed blocks]). With the world stopped;
+ * lz_sched_init may be filling a new lz_caps (NULL entries). */
+static void each_unallocated(void (*one_object)(char *obj, size_t bytes),
+                             void (*run)(char *from, char *to)) {
   unsigned n = lz_caps == &lz_main_cap ? 1 : lz_ncaps;
   for (unsigned c = 0; c < n; c++) {
     LzCap *cap = lz_caps[c];
     for (int g = 1; cap && g <= LZ_FL_MAX; g++) {
-      for (void *p = cap->fl[g]; p; p = *(void **)p)
-        GC_set_mark_bit(p);
+      for (char *p = cap->fl[g]; p; p = *(char **)p)
+        one_object(p, (size_t)g * LZ_GRANULE_BYTES);
       if (cap->bump[g] < cap->lim[g]) /* only GC_lz_take_blocks sets them */
-        GC_lz_set_marks(unhide(cap->bump[g]), unhide(cap->lim[g]));
-      for (int i = 0; cap->rest && i < LZ_STASH_BLOCKS; i++) /* Note [Stashed blocks] */
+        run(unhide(cap->bump[g]), unhide(cap->lim[g]));
+      for (int i = 0; cap->rest && i < LZ_STASH_BLOCKS; i++)
         if (cap->rest->stash[g][i]) {
           char *b = unhide(cap->rest->stash[g][i]);
-          GC_lz_set_marks(b, b + stash_block_end(g));
+          run(b, b + stash_block_end(g));
         }
     }
   }
+}
+
+static void mark_object(char *obj, size_t bytes) {
+  (void)bytes;
+  GC_set_mark_bit(obj);
+}
+static void mark_run(char *from, char *to) { GC_lz_set_marks(from, to); }
+
+static void GC_CALLBACK mark_free_lists(void) {
+  each_unallocated(mark_object, mark_run);
   if (next_push) next_push(); /* Boehm's own: the thread stacks */
 }
 
 /* Boehm's hook before it rescans the heap for marked objects (a mark stack overflowed),
  * with the world stopped: that rescan traces every marked object, so the stale words of
- * the ones mark_free_lists marked but nobody has been handed yet are cleared first (a
- * free-list object keeps its link word). Note [Heap sizing], "One collection's spike". */
-static void clear_unallocated(void) {
-  unsigned n = lz_caps == &lz_main_cap ? 1 : lz_ncaps;
-  for (unsigned c = 0; c < n; c++) {
-    LzCap *cap = lz_caps[c];
-    for (int g = 1; cap && g <= LZ_FL_MAX; g++) {
-      size_t bytes = (size_t)g * LZ_GRANULE_BYTES;
-      for (char *p = cap->fl[g]; p; p = *(char **)p)
-        memset(p + sizeof(void *), 0, bytes - sizeof(void *));
-      if (cap->bump[g] < cap->lim[g]) memset(unhide(cap->bump[g]), 0, cap->lim[g] - cap->bump[g]);
-      for (int i = 0; cap->rest && i < LZ_STASH_BLOCKS; i++)
-        if (cap->rest->stash[g][i]) memset(unhide(cap->rest->stash[g][i]), 0, stash_block_end(g));
-    }
-  }
+ * the ones mark_free_lists marked are cleared first (a free-list object keeps its link
+ * word). Note [Heap sizing], "One collection's spike". */
+static void clear_object(char *obj, size_t bytes) {
+  memset(obj + sizeof(void *), 0, bytes - sizeof(void *));
 }
+static void clear_run(char *from, char *to) { memset(from, 0, (size_t)(to - from)); }
+static void clear_unallocated(void) { each_unallocated(clear_object, clear_run); }
 
 bool lz_heap_unallocated(const void *obj, size_t bytes) {
   size_t g = bytes / LZ_GRANULE_BYTES;

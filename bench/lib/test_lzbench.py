@@ -262,8 +262,7 @@ class CoreSpeedTest(unittest.TestCase):
         self.assertEqual(report.core_speed_lines({}, {0: 0.1}), [])
 
     def test_superlinear_speedup_is_flagged(self):
-        from lzbench.measure import RunResult
-        from lzbench.measure import BuildResult
+        from lzbench.measure import BuildResult, RunResult
         from lzbench.runner import ProgramResult, Series
         from lzbench.suite import Program
 

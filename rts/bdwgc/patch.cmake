@@ -1,8 +1,8 @@
 # Run by ExternalProject in the unpacked Boehm GC 8.2.2 source (cmake -P patch.cmake): two
 # small changes for 64 KB heap blocks (Note [Boehm's block size], docs/notes/threaded-rts.md),
 # four additions (GC_lz_take_blocks and GC_lz_set_marks, at the end: Note [Bump
-# allocation]; GC_lz_marked_bytes and GC_lz_before_rescan: Note [Heap sizing]) and one fix (the mmap hint is not a
-# root: Note [Stale registers]).
+# allocation]; GC_lz_marked_bytes and GC_lz_before_rescan: Note [Heap sizing]) and one fix
+# (the mmap hint is not a root: Note [Stale registers]).
 #  - gc_priv.h accepts -DHBLKSIZE only up to 16384: add 65536 (LOG 16), the size the
 #    collector already uses on targets with 64 KB pages.
 #  - os_dep.c maps its heap with mmap and stops if the result is not block-aligned; Linux
