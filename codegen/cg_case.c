@@ -398,14 +398,35 @@ void cg_case(CgFn *f, StgExpr *e, LLVMValueRef ret) {
     LLVMValueRef v1 = cg_load(f, v0, 8);
     LLVMBuildBr(cg->b, tagged);
     LLVMPositionBuilderAtEnd(cg->b, untagged2);
+    LLVMValueRef v2 = NULL;
+    LLVMBasicBlockRef con = NULL;
+    if (!cg->opts.replay && !cg->opts.prof) {
+      /* a thunk updated in place (Note [Updating in place], docs/notes/threaded-rts.md):
+         a constructor reached through an untagged pointer; tag it from its info table */
+      con = cg_block(f, "inplace");
+      LLVMBasicBlockRef enter = cg_block(f, "enter");
+      LLVMValueRef w = cg_load(f, info, 8); /* type (16 bits), arity (16), tag (32) */
+      LLVMValueRef is_con =
+          LLVMBuildICmp(cg->b, LLVMIntEQ, LLVMBuildAnd(cg->b, w, cg_word(cg, 0xffffffff), ""),
+                        cg_word(cg, LZ_CON), "");
+      LLVMBuildCondBr(cg->b, is_con, con, enter);
+      LLVMPositionBuilderAtEnd(cg->b, con);
+      LLVMValueRef t1 =
+          LLVMBuildAdd(cg->b, LLVMBuildLShr(cg->b, w, cg_word(cg, 32), ""), cg_word(cg, 1), "");
+      LLVMValueRef big = LLVMBuildICmp(cg->b, LLVMIntUGT, t1, cg_word(cg, LZ_TAG_MASK), "");
+      v2 =
+          LLVMBuildOr(cg->b, v0, LLVMBuildSelect(cg->b, big, cg_word(cg, LZ_TAG_MASK), t1, ""), "");
+      LLVMBuildBr(cg->b, tagged);
+      LLVMPositionBuilderAtEnd(cg->b, enter);
+    }
     cg_push(f, words, k->nlive + 1);
     cg_enter(f, v0);
     f->sp = sp;
     LLVMPositionBuilderAtEnd(cg->b, tagged);
     LLVMValueRef v = LLVMBuildPhi(cg->b, cg->t_word, "whnf");
-    LLVMValueRef vals[2] = {v0, v1};
-    LLVMBasicBlockRef blocks[2] = {entry, ind};
-    LLVMAddIncoming(v, vals, blocks, 2);
+    LLVMValueRef vals[3] = {v0, v1, v2};
+    LLVMBasicBlockRef blocks[3] = {entry, ind, con};
+    LLVMAddIncoming(v, vals, blocks, con ? 3 : 2);
     if (k->inline_alts) {
       cg_alts(f, e, v, ret);
       return;

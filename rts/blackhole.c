@@ -6,8 +6,9 @@
  * either its owner (the thunk needs its own value: <<loop>>) or another thread, which
  * must wait. Waiting is announced in the thunk itself: under the wait-list lock the
  * waiter swaps BLACKHOLE for BLACKHOLE_WAITED and adds itself to the list; the update
- * frame swaps the info word for IND with an atomic exchange and, only when it took a
- * BLACKHOLE_WAITED out, takes the lock and wakes the thunk's waiters. Either the waiter's
+ * frame swaps the info word for IND (or the value's own: Note [Updating in place]) with
+ * an atomic exchange and, only when it took a BLACKHOLE_WAITED out, takes the lock and
+ * wakes the thunk's waiters. Either the waiter's
  * swap comes first (then the updater sees WAITED and wakes it, after the waiter is in the
  * list, because both hold the lock), or the update does (then the waiter's swap fails, it
  * sees the IND and goes on without sleeping): no lost wake-ups, and an update nobody

@@ -68,26 +68,55 @@ static inline void clear_words(LzWord *thunk, size_t from, size_t to) {
     w[i] = 0;
 }
 
-static void clear_free_vars(LzCap *cap, LzWord *thunk) {
+/* The words after the info pointer of a claimed thunk (its own info's size, kept in the
+ * spare word), or 0 when unknown (a static CAF whose spare word holds the owner). */
+static size_t thunk_words(LzCap *cap, LzWord *thunk) {
   LzWord saved = thunk[1];
-  size_t size;
+  if (saved != (LzWord)cap->tso && saved != 0) return ((const LzInfo *)saved)->size;
+  if (GC_is_heap_ptr(thunk)) return GC_size(thunk) / sizeof(LzWord) - 1;
+  return 0;
+}
+
+static void clear_free_vars(LzCap *cap, LzWord *thunk) {
 #if LZ_REPLAY
+  LzWord saved = thunk[1];
   if (LZ_IS_THUNK_ID(saved)) { /* Note [Thunk ids] (docs/notes/replay.md): size in the id */
     size_t g = LZ_THUNK_ID_GRANULES(saved);
     if (g) {
       clear_words(thunk, 2, 2 * g - 1);
       return;
     }
-    saved = 0; /* larger: from Boehm */
+    thunk[1] = 0; /* larger: from Boehm */
   }
 #endif
-  if (saved != (LzWord)cap->tso && saved != 0)
-    size = ((const LzInfo *)saved)->size;
-  else if (GC_is_heap_ptr(thunk))
-    size = GC_size(thunk) / sizeof(LzWord) - 1;
-  else
-    return;
-  clear_words(thunk, 2, size);
+  size_t size = thunk_words(cap, thunk);
+  if (size) clear_words(thunk, 2, size);
+}
+
+/* Note [Updating in place] (docs/notes/threaded-rts.md): a thunk whose value is a
+ * constructor that fits in it becomes a copy of that constructor instead of an IND to
+ * it, so the live data holds one object where Boehm, which cannot remove INDs as GHC's
+ * collector does, kept two. Returns the info word to publish: the constructor's, or
+ * lz_ind_info with the result in the spare word (the free variables cleared either way).
+ * Not in the -replay ways (their logs name INDs) nor in -prof (cost-centre words). */
+static LzWord write_result(LzCap *cap, LzWord *thunk, LzWord r1) {
+#if !LZ_REPLAY && !LZ_PROF
+  if (LZ_TAG(r1) != 0) {
+    const LzInfo *vi = LZ_INFO(r1);
+    size_t size = thunk_words(cap, thunk);
+    if (vi->type == LZ_CON && vi->size <= size) {
+      const LzWord *v = LZ_UNTAG(r1);
+      volatile LzWord *w = thunk; /* a few words: stores, not a call to memcpy */
+      for (size_t i = 1; i <= vi->size; i++)
+        w[i] = v[i];
+      if (vi->size < size) clear_words(thunk, vi->size + 1, size);
+      return (LzWord)vi;
+    }
+  }
+#endif
+  clear_free_vars(cap, thunk);
+  thunk[1] = r1;
+  return (LzWord)&lz_ind_info;
 }
 
 #if LZ_THREADED
@@ -146,17 +175,18 @@ LZ_FN(lz_update_frame_entry) {
 #if LZ_REPLAY
   LzWord id = thunk[1]; /* the thunk's id (Note [Thunk ids]), for RPL_WAKE */
 #endif
-  clear_free_vars(cap, thunk);
-  thunk[1] = r1; /* result first, then the info: a reader never sees IND without it */
+  /* the result first, then the info: a reader never sees IND (or the copy's info)
+     without it */
+  LzWord done = write_result(cap, thunk, r1);
 #if LZ_THREADED
   /* threads may wait for it: Note [Eager blackholing] (rts/blackhole.c); at -N1 they all
      run on this OS thread, so no atomic exchange is needed (Note [One capability]) */
   LzWord old;
   if (cap->claim_plain) {
     old = __atomic_load_n(&thunk[0], __ATOMIC_RELAXED);
-    __atomic_store_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_RELEASE);
+    __atomic_store_n(&thunk[0], done, __ATOMIC_RELEASE);
   } else
-    old = __atomic_exchange_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_ACQ_REL);
+    old = __atomic_exchange_n(&thunk[0], done, __ATOMIC_ACQ_REL);
   if (old == (LzWord)&lz_blackhole_waited_info) {
 #if LZ_REPLAY
     lz_replay_waking(cap, thunk, id); /* which thunk woke them: Note [Replay], wake-ups */
@@ -164,7 +194,7 @@ LZ_FN(lz_update_frame_entry) {
     lz_blackhole_wake(cap, thunk);
   }
 #else
-  __atomic_store_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_RELEASE);
+  __atomic_store_n(&thunk[0], done, __ATOMIC_RELEASE);
 #endif
 #if LZ_REPLAY
   if (lz_dup_on) lz_dup_updated(cap, thunk); /* --dup-report: watch a spark's work */

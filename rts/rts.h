@@ -164,7 +164,7 @@ LzWord *lz_stack_grow(LzCap *cap, LzWord *sp, LzWord need_words);
 
 /* ---- built-in info tables ----------------------------------------------------------- */
 
-extern const LzInfo lz_update_frame_info; /* frame {info, thunk}: writes IND to result    */
+extern const LzInfo lz_update_frame_info; /* frame {info, thunk}: IND, or result copied  */
 extern const LzInfo lz_stop_frame_info;   /* frame {info}: ends the thread (returns to C) */
 extern const LzInfo lz_ap1_frame_info;    /* frame {info, a1}: applies r1 to a1           */
 extern const LzInfo lz_ap2_frame_info;    /* frame {info, a1, a2}                         */

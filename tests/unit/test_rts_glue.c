@@ -3,12 +3,12 @@
  * Each LzCode function below is what the code generator would emit for a tiny program
  * (a thunk building a constructor, a case continuation, functions of arity 1, 2, 3 and
  * 5, a self-referential thunk), written in C with the ABI of rts.h. The tests run them
- * through lz_run and check: update frames overwrite the thunk with an IND (entered
- * once) and clear its free variables (also for code that stores the owner in the spare
- * word), case continuations see tagged values, lz_apply_N builds PAPs for too few
- * arguments and completes them, over-saturated calls go through apply frames, arguments
- * beyond the third travel on the stack, thunks are evaluated before being applied, and
- * a thunk that needs its own value dies with "<<loop>>" and exit status 1.
+ * through lz_run and check: update frames make the thunk a copy of a constructor value
+ * that fits in it, or else an IND (entered once either way), and clear its free
+ * variables (also for code that stores the owner in the spare word), case continuations see tagged
+ * values, lz_apply_N builds PAPs for too few arguments and completes them, over-saturated calls go
+ * through apply frames, arguments beyond the third travel on the stack, thunks are evaluated before
+ * being applied, and a thunk that needs its own value dies with "<<loop>>" and exit status 1.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -142,13 +142,46 @@ static void test_update(void **state) {
   assert_int_equal(LZ_TAG(v), 2);
   assert_ptr_equal(LZ_INFO(v), &just_info);
   assert_int_equal(LZ_UNTAG(v)[1], 41);
-  assert_ptr_equal(((LzWord *)t)[0], &lz_ind_info); /* updated */
-  assert_int_equal(((LzWord *)t)[1], v);
-  assert_int_equal(((LzWord *)t)[2], 0);        /* free variable cleared */
-  LzWord v2 = lz_run(cap, lz_eval, t, 0, 0, 0); /* through the IND */
-  assert_int_equal(v2, v);
+  /* updated in place (Note [Updating in place]): the thunk is now a Just 41 itself */
+  assert_ptr_equal(((LzWord *)t)[0], &just_info);
+  assert_int_equal(((LzWord *)t)[1], 41);
+  assert_int_equal(((LzWord *)t)[2], 0);        /* the rest cleared */
+  LzWord v2 = lz_run(cap, lz_eval, t, 0, 0, 0); /* the copy, tagged: not entered again */
+  assert_int_equal(v2, t | LZ_CON_TAG(1));
   assert_int_equal(thunk_entries, 1);
   assert_ptr_equal(lz_thread_sp(cap)[0], &lz_stop_frame_info); /* stack back at bottom */
+}
+
+/* data Pair = Pair Int# Int#; a thunk without free variables {spare}: Pair 3 4 */
+static const LzInfo pair_info = {lz_con_entry, LZ_CON, 0, 0, 2, 0, "Pair"};
+LZ_FN(mkpair_entry) {
+  LzWord *t = LZ_UNTAG(r1);
+  if (sp - 2 < cap->sp_lim) sp = lz_stack_grow(cap, sp, 2);
+  t[1] = t[0];
+  t[0] = (LzWord)&lz_blackhole_info;
+  sp -= 2;
+  sp[0] = (LzWord)&lz_update_frame_info;
+  sp[1] = (LzWord)t;
+  thunk_entries++;
+  LzWord *p = test_alloc(cap, sp, 3);
+  p[0] = (LzWord)&pair_info, p[1] = 3, p[2] = 4;
+  r1 = (LzWord)p | LZ_CON_TAG(0);
+  LZ_RETURN();
+}
+static const LzInfo mkpair_info = {mkpair_entry, LZ_THUNK, 0, 0, 1, 0, "mkPair"};
+
+/* A constructor larger than the thunk: an IND to it, as for any other value. */
+static void test_update_ind(void **state) {
+  (void)state;
+  thunk_entries = 0;
+  LzWord *t = test_alloc(cap, NULL, 2);
+  t[0] = (LzWord)&mkpair_info, t[1] = 0;
+  LzWord v = lz_run(cap, lz_eval, (LzWord)t, 0, 0, 0);
+  assert_ptr_equal(LZ_INFO(v), &pair_info);
+  assert_ptr_equal(t[0], &lz_ind_info);
+  assert_int_equal(t[1], v);
+  assert_int_equal(lz_run(cap, lz_eval, (LzWord)t, 0, 0, 0), v); /* through the IND */
+  assert_int_equal(thunk_entries, 1);
 }
 
 /* A thunk entry that still stores the owner (cap->tso) in the spare word. */
@@ -174,11 +207,11 @@ static void test_update_clears(void **state) {
   t[0] = (LzWord)&oldjust_info, t[1] = 0, t[2] = 5, t[3] = 0xdead;
   LzWord v = lz_run(cap, lz_eval, (LzWord)t, 0, 0, 0);
   assert_int_equal(LZ_UNTAG(v)[1], 5);
-  assert_ptr_equal(t[0], &lz_ind_info);
-  assert_int_equal(t[1], v);
+  assert_ptr_equal(t[0], &just_info); /* in place: the field over the spare word */
+  assert_int_equal(t[1], 5);
   assert_int_equal(t[2], 0);
   assert_int_equal(t[3], 0);
-  /* a chain of updated counter thunks is collectable: each IND forgets its input */
+  /* a chain of updated counter thunks is collectable: each update forgets its input */
   LzWord prev = new_mkjust(1);
   for (int i = 0; i < 1000; i++) {
     LzWord t2 = new_mkjust(prev); /* captures the previous thunk as its "n" */
@@ -193,7 +226,7 @@ static void test_case(void **state) {
   thunk_entries = 0;
   LzWord t = new_mkjust(42);
   assert_int_equal(lz_run(cap, case_start, t, 100, 0, 0), 142);
-  assert_int_equal(lz_run(cap, case_start, t, 1, 0, 0), 43); /* now an IND */
+  assert_int_equal(lz_run(cap, case_start, t, 1, 0, 0), 43); /* now a Just, untagged */
   assert_int_equal(lz_run(cap, case_start, (LzWord)nothing_closure | 1, 7, 0, 0), 7);
   assert_int_equal(thunk_entries, 1);
   /* lz_eval tolerates an untagged pointer to a constructor */
@@ -303,11 +336,11 @@ static void test_loop(void **state) {
 int main(void) {
   cap = lz_rts_init();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_update),      cmocka_unit_test(test_update_clears),
-      cmocka_unit_test(test_case),        cmocka_unit_test(test_pap),
-      cmocka_unit_test(test_stack_args),  cmocka_unit_test(test_oversaturated),
-      cmocka_unit_test(test_apply_thunk), cmocka_unit_test(test_yield),
-      cmocka_unit_test(test_loop),
+      cmocka_unit_test(test_update),        cmocka_unit_test(test_update_ind),
+      cmocka_unit_test(test_update_clears), cmocka_unit_test(test_case),
+      cmocka_unit_test(test_pap),           cmocka_unit_test(test_stack_args),
+      cmocka_unit_test(test_oversaturated), cmocka_unit_test(test_apply_thunk),
+      cmocka_unit_test(test_yield),         cmocka_unit_test(test_loop),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
