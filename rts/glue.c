@@ -68,29 +68,22 @@ static inline void clear_words(LzWord *thunk, size_t from, size_t to) {
     w[i] = 0;
 }
 
-/* The words after the info pointer of a claimed thunk (its own info's size, kept in the
- * spare word), or 0 when unknown (a static CAF whose spare word holds the owner). */
+/* The words after the info pointer of a claimed thunk: from its own info table, kept in
+ * the spare word (-replay: from the thunk id there), else Boehm's size of the object, else
+ * 0 (a static CAF whose spare word holds the owner). thunk[2 .. this] are its free
+ * variables (and padding). */
 static size_t thunk_words(LzCap *cap, LzWord *thunk) {
   LzWord saved = thunk[1];
+#if LZ_REPLAY
+  if (LZ_IS_THUNK_ID(saved)) { /* Note [Thunk ids] (docs/notes/replay.md): size in the id */
+    size_t g = LZ_THUNK_ID_GRANULES(saved);
+    if (g) return 2 * g - 1;
+    saved = 0; /* larger: from Boehm */
+  }
+#endif
   if (saved != (LzWord)cap->tso && saved != 0) return ((const LzInfo *)saved)->size;
   if (GC_is_heap_ptr(thunk)) return GC_size(thunk) / sizeof(LzWord) - 1;
   return 0;
-}
-
-static void clear_free_vars(LzCap *cap, LzWord *thunk) {
-#if LZ_REPLAY
-  LzWord saved = thunk[1];
-  if (LZ_IS_THUNK_ID(saved)) { /* Note [Thunk ids] (docs/notes/replay.md): size in the id */
-    size_t g = LZ_THUNK_ID_GRANULES(saved);
-    if (g) {
-      clear_words(thunk, 2, 2 * g - 1);
-      return;
-    }
-    thunk[1] = 0; /* larger: from Boehm */
-  }
-#endif
-  size_t size = thunk_words(cap, thunk);
-  if (size) clear_words(thunk, 2, size);
 }
 
 /* Note [Updating in place] (docs/notes/threaded-rts.md): a thunk whose value is a
@@ -100,21 +93,19 @@ static void clear_free_vars(LzCap *cap, LzWord *thunk) {
  * lz_ind_info with the result in the spare word (the free variables cleared either way).
  * Not in the -replay ways (their logs name INDs) nor in -prof (cost-centre words). */
 static LzWord write_result(LzCap *cap, LzWord *thunk, LzWord r1) {
+  size_t size = thunk_words(cap, thunk);
 #if !LZ_REPLAY && !LZ_PROF
-  if (LZ_TAG(r1) != 0) {
-    const LzInfo *vi = LZ_INFO(r1);
-    size_t size = thunk_words(cap, thunk);
-    if (vi->type == LZ_CON && vi->size <= size) {
-      const LzWord *v = LZ_UNTAG(r1);
-      volatile LzWord *w = thunk; /* a few words: stores, not a call to memcpy */
-      for (size_t i = 1; i <= vi->size; i++)
-        w[i] = v[i];
-      if (vi->size < size) clear_words(thunk, vi->size + 1, size);
-      return (LzWord)vi;
-    }
+  const LzInfo *vi = LZ_TAG(r1) != 0 ? LZ_INFO(r1) : NULL;
+  if (vi && vi->type == LZ_CON && vi->size <= size) {
+    const LzWord *v = LZ_UNTAG(r1);
+    volatile LzWord *w = thunk; /* a few words: stores, not a call to memcpy */
+    for (size_t i = 1; i <= vi->size; i++)
+      w[i] = v[i];
+    clear_words(thunk, vi->size + 1, size);
+    return (LzWord)vi;
   }
 #endif
-  clear_free_vars(cap, thunk);
+  clear_words(thunk, 2, size);
   thunk[1] = r1;
   return (LzWord)&lz_ind_info;
 }
@@ -139,7 +130,7 @@ static LzWord lazy_update(LzCap *cap, LzWord *thunk, LzWord r1) {
   if (info->type == LZ_THUNK) /* nobody blackholed it: its own info table has the size */
     clear_words(thunk, 2, info->size);
   else /* blackholed at a stop: the spare word is still the allocation's (0 or an id) */
-    clear_free_vars(cap, thunk);
+    clear_words(thunk, 2, thunk_words(cap, thunk));
   thunk[1] = r1;
   __atomic_store_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_RELEASE);
   if (old == (LzWord)&lz_blackhole_waited_info) {

@@ -26,15 +26,22 @@ static const LzInfo nothing_info = {lz_con_entry, LZ_CON, 0, 0, 0, 0, "Nothing"}
 static const LzInfo just_info = {lz_con_entry, LZ_CON, 0, 1, 1, 0, "Just"};
 static LzWord nothing_closure[1] = {(LzWord)&nothing_info};
 
-/* thunk {spare, n}: Just n */
-LZ_FN(mkjust_entry) {
-  LzWord *t = LZ_UNTAG(r1);
+/* What compiled code does on entering thunk t: claim it (BLACKHOLE, its own info kept in
+ * the spare word) and push an update frame for it. Returns the new sp. */
+static LzWord *claim_thunk(LzCap *cap, LzWord *sp, LzWord *t) {
   if (sp - 2 < cap->sp_lim) sp = lz_stack_grow(cap, sp, 2);
-  t[1] = t[0]; /* blackhole: keep the info */
+  t[1] = t[0];
   t[0] = (LzWord)&lz_blackhole_info;
   sp -= 2;
   sp[0] = (LzWord)&lz_update_frame_info;
   sp[1] = (LzWord)t;
+  return sp;
+}
+
+/* thunk {spare, n}: Just n */
+LZ_FN(mkjust_entry) {
+  LzWord *t = LZ_UNTAG(r1);
+  sp = claim_thunk(cap, sp, t);
   thunk_entries++;
   LzWord *p = test_alloc(cap, sp, 2);
   p[0] = (LzWord)&just_info;
@@ -109,12 +116,7 @@ static LzWord pick2_closure[1] = {(LzWord)&pick2_info};
 /* a thunk evaluating to add3 (a CAF-like static thunk) */
 LZ_FN(fthunk_entry) {
   LzWord *t = LZ_UNTAG(r1);
-  if (sp - 2 < cap->sp_lim) sp = lz_stack_grow(cap, sp, 2);
-  t[1] = t[0]; /* blackhole: keep the info */
-  t[0] = (LzWord)&lz_blackhole_info;
-  sp -= 2;
-  sp[0] = (LzWord)&lz_update_frame_info;
-  sp[1] = (LzWord)t;
+  sp = claim_thunk(cap, sp, t);
   r1 = (LzWord)add3_closure | 1;
   LZ_RETURN();
 }
@@ -156,12 +158,7 @@ static void test_update(void **state) {
 static const LzInfo pair_info = {lz_con_entry, LZ_CON, 0, 0, 2, 0, "Pair"};
 LZ_FN(mkpair_entry) {
   LzWord *t = LZ_UNTAG(r1);
-  if (sp - 2 < cap->sp_lim) sp = lz_stack_grow(cap, sp, 2);
-  t[1] = t[0];
-  t[0] = (LzWord)&lz_blackhole_info;
-  sp -= 2;
-  sp[0] = (LzWord)&lz_update_frame_info;
-  sp[1] = (LzWord)t;
+  sp = claim_thunk(cap, sp, t);
   thunk_entries++;
   LzWord *p = test_alloc(cap, sp, 3);
   p[0] = (LzWord)&pair_info, p[1] = 3, p[2] = 4;
