@@ -50,9 +50,9 @@ bool cg_is_whnf(CgFn *f, StgVar *v) {
 
 /* ---- the -replay way: thunk ids -------------------------------------------------------------
  * Note [Thunk ids] in docs/notes/replay.md: a thunk's spare word holds, from allocation
- * until its update, the id (capability << 48) | 1 << 47 | (the capability's alloc_bytes at
- * its allocation + its offset in the let) | granules << 1 | 1 (odd with bit 47: never a
- * pointer; the size for the update's clear_free_vars). The claim keeps it; a claim on another
+ * until its update, the id (capability << 48) | 1 << 47 | 2 (the capability's alloc_bytes
+ * at its allocation + its offset in the let) | granules << 1 | 1 (odd with bit 47: never a
+ * pointer; the size for the update, thunk_words in glue.c). The claim keeps it; a claim on another
  * capability than the allocating one, or of a CAF (spare word 0; the runtime names it by its
  * address), calls lz_replay_claimed (the RPL_CLAIM event), and while replaying every claim first
  * asks lz_replay_claim_gate whether this capability may claim it. */
@@ -65,8 +65,9 @@ static LLVMValueRef replay_cap_no(CgFn *f) {
   return LLVMBuildZExt(cg->b, LLVMBuildLoad2(cg->b, cg->t_i32, a, "capno"), cg->t_word, "");
 }
 
-/* (cap << 48) | 1 << 47 | alloc_bytes | 1, and alloc_bytes += bytes (the let's count, so
- * that the counter is loaded once: cg_count_alloc is not called for this let) */
+/* (cap << 48) | 1 << 47 | 2 alloc_bytes | 1, and alloc_bytes += bytes (the let's count, so
+ * that the counter is loaded once: cg_count_alloc is not called for this let). Doubled, the
+ * count (a multiple of the 8-byte granule) leaves bits 1..3 for the size. */
 static LLVMValueRef replay_thunk_id_base(CgFn *f, int64_t bytes) {
   Cg *cg = f->cg;
   LLVMValueRef idx = cg_word(cg, offsetof(LzCap, alloc_bytes));
@@ -76,12 +77,13 @@ static LLVMValueRef replay_thunk_id_base(CgFn *f, int64_t bytes) {
   LLVMBuildStore(cg->b, LLVMBuildAdd(cg->b, n, cg_word(cg, bytes), ""), a);
   LLVMValueRef c = LLVMBuildShl(cg->b, replay_cap_no(f), cg_word(cg, 48), "");
   /* modulo 2^45: bits 45 and 46 are lazy blackholing's entry marks (rts/replay.h) */
-  n = LLVMBuildAnd(cg->b, n, cg_word(cg, (1ll << 45) - 1), "");
+  n = LLVMBuildAnd(cg->b, LLVMBuildShl(cg->b, n, cg_word(cg, 1), ""), cg_word(cg, (1ll << 45) - 1),
+                   "");
   return LLVMBuildOr(cg->b, LLVMBuildOr(cg->b, c, n, ""), cg_word(cg, (1ll << 47) | 1), "idbase");
 }
 
-/* The id's bits 1..3 (zero in the allocation count, a multiple of 16 bytes): the thunk's
- * size in granules when 1..7, else 0, for clear_free_vars (glue.c; Note [Thunk ids]). */
+/* The id's bits 1..3 (zero in the doubled allocation count): the thunk's size in granules
+ * when 1..7, else 0, for the update (thunk_words in glue.c; Note [Thunk ids]). */
 static int64_t replay_size_bits(int words) {
   int g = LZ_WORDS_TO_GRANULES(words);
   return g <= 7 ? (int64_t)g << 1 : 0;
@@ -484,7 +486,7 @@ void cg_let_closures(CgFn *f, StgExpr *e) {
     LLVMValueRef spare = cg_word(cg, 0);
     if (cg->opts.replay && rhs->kind == STG_THUNK) {
       if (!id_base) id_base = replay_thunk_id_base(f, bytes);
-      int64_t add = at[i] + replay_size_bits(closure_words(cg, rhs));
+      int64_t add = 2 * at[i] + replay_size_bits(closure_words(cg, rhs));
       spare = LLVMBuildAdd(cg->b, id_base, cg_word(cg, add), "thunkid");
     }
     if (rhs->kind == STG_CON) {

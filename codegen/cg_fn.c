@@ -245,12 +245,12 @@ LLVMValueRef cg_ptr_tag(CgFn *f, LLVMValueRef p) {
 
 /* ---- allocation --------------------------------------------------------------------------------
  * p = cap->fl[g]; if (p) cap->fl[g] = *p;
- * else if ((b = cap->bump[g]) < cap->lim[g]) cap->bump[g] = b + 16 g, p = b - LZ_BUMP_HIDE;
+ * else if ((b = cap->bump[g]) < cap->lim[g]) cap->bump[g] = b + 8 g, p = b - LZ_BUMP_HIDE;
  * else p = lz_alloc_slow(cap, sp, g);  (rts.h) */
-static void set_align16(Cg *cg, LLVMValueRef load) {
-  LLVMMetadataRef a16 = LLVMValueAsMetadata(cg_word(cg, 16));
+static void set_align(Cg *cg, LLVMValueRef load) {
+  LLVMMetadataRef a = LLVMValueAsMetadata(cg_word(cg, LZ_GRANULE_BYTES));
   LLVMSetMetadata(load, LLVMGetMDKindIDInContext(cg->ctx, "align", 5),
-                  LLVMMetadataAsValue(cg->ctx, LLVMMDNodeInContext2(cg->ctx, &a16, 1)));
+                  LLVMMetadataAsValue(cg->ctx, LLVMMDNodeInContext2(cg->ctx, &a, 1)));
 }
 
 static void set_branch_weights(Cg *cg, LLVMValueRef br, unsigned taken, unsigned not_taken) {
@@ -270,14 +270,14 @@ LLVMValueRef cg_alloc(CgFn *f, int words) {
     LLVMValueRef p = LLVMBuildCall2(cg->b, slow_t, cg->rt_alloc_slow, sargs, 3, "");
     return LLVMBuildPtrToInt(cg->b, p, cg->t_word, "obj");
   }
-  /* objects are 16-byte aligned: the popped pointer says so (!align), and so does
+  /* objects are granule-aligned: the popped pointer says so (!align), and so does
    * lz_alloc_slow's result (the bumped one, an integer, carries no such fact). The
    * free list comes first: a capability allocating from a fresh block has an empty list
    * (one load and a branch), while one allocating from swept blocks pops as it did before
    * the bump. bump and lim are integers (hidden addresses: rts.h) */
   LLVMValueRef slot = cap_field(f, offsetof(LzCap, fl) + 8 * (size_t)g, cg->t_i8p);
   LLVMValueRef p = LLVMBuildLoad2(cg->b, cg->t_i8p, slot, "fl");
-  set_align16(cg, p);
+  set_align(cg, p);
   LLVMValueRef isnull = LLVMBuildICmp(cg->b, LLVMIntEQ, p, LLVMConstNull(cg->t_i8p), "");
   LLVMBasicBlockRef popped = cg_block(f, "alloc"), nolist = cg_block(f, "nolist"),
                     bumped = cg_block(f, "bump"), slow = cg_block(f, "allocslow"),
@@ -310,8 +310,7 @@ LLVMValueRef cg_alloc(CgFn *f, int words) {
   LLVMAddIncoming(phi, vals, blocks, 3);
   LLVMValueRef obj = LLVMBuildPtrToInt(cg->b, phi, cg->t_word, "");
   /* free-list objects are not cleared (Note [Uncleared objects], rts/heap.c): the caller
-   * writes words 0..words-1; the padding word of an odd size would keep a stale pointer */
-  if (words & 1) cg_store(f, obj, 8 * (int64_t)words, cg_word(cg, 0));
+   * writes words 0..words-1, the whole object (a granule is a word: Note [Granules]) */
   return obj;
 }
 

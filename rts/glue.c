@@ -71,13 +71,13 @@ static inline void clear_words(LzWord *thunk, size_t from, size_t to) {
 /* The words after the info pointer of a claimed thunk: from its own info table, kept in
  * the spare word (-replay: from the thunk id there), else Boehm's size of the object, else
  * 0 (a static CAF whose spare word holds the owner). thunk[2 .. this] are its free
- * variables (and padding). */
+ * variables. */
 static size_t thunk_words(LzCap *cap, LzWord *thunk) {
   LzWord saved = thunk[1];
 #if LZ_REPLAY
   if (LZ_IS_THUNK_ID(saved)) { /* Note [Thunk ids] (docs/notes/replay.md): size in the id */
     size_t g = LZ_THUNK_ID_GRANULES(saved);
-    if (g) return 2 * g - 1;
+    if (g) return g * (LZ_GRANULE_BYTES / sizeof(LzWord)) - 1;
     saved = 0; /* larger: from Boehm */
   }
 #endif

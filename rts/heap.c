@@ -29,11 +29,15 @@
 
 static bool gc_started;
 
+/* Note [Granules] (docs/notes/threaded-rts.md): our Boehm's granule is one word
+ * (rts/bdwgc/patch.cmake), and compiled code sizes its objects by it. */
+_Static_assert(GC_GRANULE_BYTES == LZ_GRANULE_BYTES, "Boehm's granule is not the runtime's");
+
 /* ---- Note [Uncleared objects] (docs/notes/threaded-rts.md) -----------------------------
  * The free lists hold objects of our own kind, which Boehm does not clear when it sweeps
  * a block or builds a fresh one (its normal kind zeroes every object, half of the cost of
- * refilling a list): compiled code writes every word of what it allocates, the padding
- * word of an odd-sized object too (cg_alloc), and lz_alloc_words clears the rest. An
+ * refilling a list): compiled code writes every word of what it allocates (cg_alloc; a
+ * granule is a word, so there is no padding), and lz_alloc_words clears the rest. An
  * object still on a capability's list holds stale words, so it must not be traced: at
  * each collection, before the stacks are scanned, mark_free_lists sets the mark bit of
  * every object on every list (they stay allocated, their contents are never scanned, as
@@ -313,6 +317,11 @@ void lz_gc_init(void) {
   GC_set_handle_fork(1); /* collections keep working in a fork()ed child */
   GC_set_all_interior_pointers(0);
   GC_INIT();
+  if (GC_size(GC_MALLOC_ATOMIC(LZ_GRANULE_BYTES)) != LZ_GRANULE_BYTES) /* the system's -lgc */
+    lz_die(1,
+           "this program needs the Boehm GC built with Lz (liblzgc.a, %d-byte granules), "
+           "but was linked with another libgc; rebuild it with lzc from a complete build",
+           LZ_GRANULE_BYTES);
   for (int d = 1; d <= (int)LZ_TAG_MASK; d++)
     GC_register_displacement((size_t)d); /* tagged pointers in heap words */
   uninit_kind = GC_new_kind(GC_new_free_list(), GC_DS_LENGTH, 1, 0); /* scan all, no clearing */

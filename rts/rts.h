@@ -103,13 +103,13 @@ typedef struct LzInfo {
  * GC rule: a pointer stored in a heap object or in static data must be an object's base
  * address or base + tag (1..7); Boehm recognises no other interior pointers there.
  * Pointers in registers and on the C stack may point anywhere inside an object. */
-#define LZ_GRANULE_BYTES        16 /* allocation unit (Boehm's granule) */
-#define LZ_WORDS_TO_GRANULES(w) (((w) + 1) / 2)
+#define LZ_GRANULE_BYTES        8 /* allocation unit: Boehm's granule, one word (Note [Granules]) */
+#define LZ_WORDS_TO_GRANULES(w) (w)
 
 /* ---- the capability (per OS thread state) --------------------------------------------
  * The fields before `rest` have fixed offsets (generated code accesses them inline);
  * everything after `rest` is private to the runtime (rts_priv.h). */
-#define LZ_FL_MAX 16 /* free lists exist for 1 .. LZ_FL_MAX granules (16 .. 256 bytes) */
+#define LZ_FL_MAX 32 /* free lists exist for 1 .. LZ_FL_MAX granules (8 .. 256 bytes) */
 /* bump[] and lim[] hold addresses with the top bit flipped (+ LZ_BUMP_HIDE, mod 2^64), so
  * that neither they nor what compiled code derives from them in registers is ever taken
  * for a pointer: Note [Bump allocation] in rts/heap.c */
@@ -121,33 +121,33 @@ struct LzCap {
   void *tso;               /* offset 8:  current thread (runtime use)                  */
   volatile uint32_t yield; /* offset 16: nonzero ⇒ the next heap check calls lz_yield_* */
   uint32_t cap_no;         /* offset 20: capability number (0 in the vanilla way)       */
-  uint64_t alloc_bytes;    /* offset 24: bytes allocated; generated code adds 16*granules
+  uint64_t alloc_bytes;    /* offset 24: bytes allocated; generated code adds 8*granules
                                          for each object it allocates                 */
   void *fl[LZ_FL_MAX + 1]; /* offset 32: fl[g]: free list of g-granule objects, linked
                                          through word 0; fl[0] unused                 */
-  /* offset 32 + 8*(LZ_FL_MAX+1) = 168: runtime-private fields follow */
+  /* offset 32 + 8*(LZ_FL_MAX+1) = 296: runtime-private fields follow */
   struct LzCapPriv *rest;
-  LzWord *hook_sp;            /* offset 176, -replay: sp when generated code last called a
+  LzWord *hook_sp;            /* offset 304, -replay: sp when generated code last called a
                                             replay hook (the stepper's `where` at a claim) */
-  uint32_t lazy_bh;           /* offset 184, threaded ways: +RTS --lazy-blackholing (a thunk
+  uint32_t lazy_bh;           /* offset 312, threaded ways: +RTS --lazy-blackholing (a thunk
                                             entry does not claim: Note [Lazy blackholing]) */
-  uint32_t claim_plain;       /* offset 188, -threaded at -N1, or a capability running
+  uint32_t claim_plain;       /* offset 316, -threaded at -N1, or a capability running
                                             alone: claim and update thunks with plain
                                             stores (Notes [One capability], [Running
                                             alone]) */
-  LzWord bump[LZ_FL_MAX + 1]; /* offset 192: bump[g] - LZ_BUMP_HIDE: the next g-granule
+  LzWord bump[LZ_FL_MAX + 1]; /* offset 320: bump[g] - LZ_BUMP_HIDE: the next g-granule
                                  object of a fresh block (Note [Bump allocation])     */
-  LzWord lim[LZ_FL_MAX + 1];  /* offset 328: lim[g] - LZ_BUMP_HIDE: the end of its last;
+  LzWord lim[LZ_FL_MAX + 1];  /* offset 584: lim[g] - LZ_BUMP_HIDE: the end of its last;
                                  bump[g] < lim[g]: objects left                       */
 };
 
 /* Inline allocation of g granules (1 <= g <= LZ_FL_MAX), what generated code emits:
  *     p = cap->fl[g]; if (p) cap->fl[g] = *(void **)p;
- *     else if ((b = cap->bump[g]) < cap->lim[g]) cap->bump[g] = b + 16 * g, p = b - HIDE;
+ *     else if ((b = cap->bump[g]) < cap->lim[g]) cap->bump[g] = b + 8 * g, p = b - HIDE;
  *     else p = lz_alloc_slow(cap, sp, g);
- *     cap->alloc_bytes += 16 * g;    (may be summed per basic block)
+ *     cap->alloc_bytes += 8 * g;    (may be summed per basic block)
  * Objects are not cleared (Note [Uncleared objects], rts/heap.c): the code writes every
- * word, including the padding word of an odd-sized object. Objects larger than LZ_FL_MAX
+ * word (a granule is a word: there is no padding). Objects larger than LZ_FL_MAX
  * granules (cleared): call lz_alloc_slow directly. `sp` is
  * the current stack pointer: the words below it must be dead (no half-pushed frame),
  * since the runtime may clear them before a collection (stale pointers in the unused

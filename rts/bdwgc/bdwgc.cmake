@@ -32,7 +32,9 @@ ExternalProject_Add(bdwgc
                     --enable-thread-local-alloc --enable-handle-fork --disable-docs
                     --with-libatomic-ops=none --disable-dependency-tracking --quiet
                     CC=${CMAKE_C_COMPILER} CFLAGS=${LZ_BDWGC_CFLAGS}
-  BUILD_COMMAND ${LZ_MAKE} -j2 --quiet
+  # clean first: the build step runs again only after a new patch or configuration, and
+  # the objects (no dependency tracking) would not see a patched header
+  BUILD_COMMAND ${LZ_MAKE} --quiet clean COMMAND ${LZ_MAKE} -j2 --quiet
   INSTALL_COMMAND ${LZ_MAKE} install --quiet
   BUILD_BYPRODUCTS <INSTALL_DIR>/lib/libgc.a
   LOG_CONFIGURE TRUE LOG_BUILD TRUE LOG_INSTALL TRUE LOG_OUTPUT_ON_FAILURE TRUE)

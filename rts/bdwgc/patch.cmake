@@ -2,7 +2,7 @@
 # small changes for 64 KB heap blocks (Note [Boehm's block size], docs/notes/threaded-rts.md),
 # four additions (GC_lz_take_blocks and GC_lz_set_marks, at the end: Note [Bump
 # allocation]; GC_lz_marked_bytes and GC_lz_before_rescan: Note [Heap sizing]) and one fix
-# (the mmap hint is not a root: Note [Stale registers]).
+# (the mmap hint is not a root: Note [Stale registers]), and 8-byte granules (Note [Granules]).
 #  - gc_priv.h accepts -DHBLKSIZE only up to 16384: add 65536 (LOG 16), the size the
 #    collector already uses on targets with 64 KB pages.
 #  - os_dep.c maps its heap with mmap and stops if the result is not block-aligned; Linux
@@ -47,6 +47,21 @@ set(b "    result = mmap(last_addr, bytes + HBLKSIZE - GC_page_size, (PROT_READ 
     }
 ")
 lz_patch(os_dep.c "${a}" "${b}" "Lz: mmap aligns to pages only")
+
+# gc_tiny_fl.h: 8-byte granules on 64-bit targets instead of 16 (Note [Granules],
+# docs/notes/threaded-rts.md). The header is the library's and every client's, so the
+# runtime and the tests agree with Boehm on the granule without a define of their own.
+set(a "#  define GC_GRANULE_BYTES 16\n#  define GC_GRANULE_WORDS 2\n")
+lz_patch(include/gc_tiny_fl.h "${a}"
+  "#  define GC_GRANULE_BYTES 8 /* Lz */\n#  define GC_GRANULE_WORDS 1\n" "GC_GRANULE_BYTES 8 /* Lz */")
+# reclaim.c: with parallel marking (USE_MARK_BYTES) the sweep clears a dead object two words
+# at a time, which for an odd number of words clears the next object's first word and puts
+# every later object of the block on the free list 8 bytes off (a 3-line C test of
+# GC_MALLOC sizes 8..248 failed at the second collection). Clear word by word instead.
+set(a "  /* Clear object, advance p to next object in the process.     */\n# ifdef USE_MARK_BYTES\n")
+lz_patch(reclaim.c "${a}"
+  "  /* Clear object, advance p to next object in the process.     */\n# if defined(USE_MARK_BYTES) && GRANULE_BYTES == 16 /* Lz: odd words */\n"
+  "GRANULE_BYTES == 16 /* Lz: odd words */")
 
 # mallocx.c: GC_lz_take_blocks, fresh blocks for bump allocation without building their free
 # lists (Note [Bump allocation], docs/notes/threaded-rts.md). rts/heap.c declares it weak,
