@@ -55,13 +55,13 @@ const char *cg_find_runtime_way(const char *exe_dir, const char *archive, const 
   return NULL;
 }
 
-/* The build's Boehm GC, liblzgc.a (64 KB blocks: Note [Boehm's block size] in
- * docs/notes/threaded-rts.md), lies beside the runtime archive; a runtime found elsewhere
- * without it links the system's -lgc, which is slower at -N2 but behaves the same. */
+/* The build's Boehm GC, liblzgc.a (64 KB blocks and 8-byte granules: Notes [Boehm's block
+ * size] and [Granules] in docs/notes/threaded-rts.md), lies beside the runtime archive. The
+ * system's libgc has 16-byte granules, which the runtime does not match: no fallback. */
 static const char *gc_archive(const char *runtime) {
   const char *slash = strrchr(runtime, '/');
   const char *p = slash ? lz_fmt("%.*s/liblzgc.a", (int)(slash - runtime), runtime) : "liblzgc.a";
-  return is_file(p) ? p : "-lgc";
+  return is_file(p) ? p : NULL;
 }
 
 bool cg_link(const char *object, const char *output, const char *runtime, char **err) {
@@ -79,12 +79,19 @@ bool cg_link_objects(const char *const *objects, int n, const char *output, cons
     if (err) *err = lz_fmt("cannot link %d objects", n);
     return false;
   }
+  const char *gc = gc_archive(runtime);
+  if (!gc) {
+    if (err)
+      *err = lz_fmt("the runtime %s has no liblzgc.a (the Boehm GC built with it) beside it; "
+                    "copy both from one build",
+                    runtime);
+    return false;
+  }
   const char *argv[20] = {cc};
   int argc = 1;
   for (int i = 0; i < n; i++)
     argv[argc++] = objects[i];
-  const char *rest[] = {"-o",    output,   runtime, gc_archive(runtime),
-                        "-lgmp", "-lzstd", "-lm",   "-lpthread"};
+  const char *rest[] = {"-o", output, runtime, gc, "-lgmp", "-lzstd", "-lm", "-lpthread"};
   for (size_t i = 0; i < sizeof rest / sizeof *rest; i++)
     argv[argc++] = rest[i];
   char *extra = getenv("LZC_LINK_FLAGS") ? lz_strdup(getenv("LZC_LINK_FLAGS")) : NULL;

@@ -9,6 +9,7 @@
 # thread), Note [GC threads] in docs/notes/threaded-rts.md: -N1 marks with one thread,
 # -N2 with two (this machine has >= 2 cores, else that case is skipped), -qn<n> and -qg
 # override it, GC_MARKERS in the environment overrides them all, and -qn0 is an error.
+# Also: lzc refuses a runtime that has no liblzgc.a beside it (Note [Granules]).
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 [ $# -eq 2 ] || { echo "usage: $0 LZC WORKDIR" >&2; exit 2; }
@@ -61,5 +62,17 @@ if [ $rc -ne 1 ] || ! grep -q "bad value for -qn: 0 (1..256)" <<<"$msg"; then
   echo "FAIL qn0: exit $rc, '$(head -1 <<<"$msg")'"; fails=$((fails + 1))
 else
   echo "ok   qn0: rejected"
+fi
+
+# A runtime without the Boehm GC built with it (liblzgc.a: 8-byte granules, Note [Granules])
+# beside it is refused at link time, not linked against the system's libgc.
+lone="$WORK/lone-runtime"
+mkdir -p "$lone" && cp "$(dirname "$LZC")/liblzrts_thr.a" "$lone/" || exit 2
+msg=$(LZ_RTS_DIR="$lone" LZC_CACHE=0 "$LZC" -O2 -threaded "$here/alloc.lz" -o "$WORK/lone" 2>&1)
+rc=$?
+if [ $rc -eq 0 ] || ! grep -q "has no liblzgc.a" <<<"$msg"; then
+  echo "FAIL no-liblzgc: exit $rc, '$(head -1 <<<"$msg")'"; fails=$((fails + 1))
+else
+  echo "ok   no-liblzgc: refused"
 fi
 [ $fails -eq 0 ]
