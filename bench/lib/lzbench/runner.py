@@ -254,12 +254,16 @@ class Runner:
         live = [c for c in live if not res.checks[c.label]]
         if self.check_only:
             return res
+        # Runs interleave over N as over configurations (run 1 of every N and
+        # configuration, then run 2, ...): this host's speed changes in phases of
+        # minutes, and a phase that fell on the -N1 block alone made speedups of 2.4.
+        at = {n: [c for c in live if c.only_n is None or c.only_n == n] for n in self.ns}
         for n in self.ns:
-            at_n = [c for c in live if c.only_n is None or c.only_n == n]
-            for cfg in at_n:
+            for cfg in at[n]:
                 res.series[(cfg.label, n)] = Series()
-            for i in range(self.runs):
-                for cfg in at_n:
+        for i in range(self.runs):
+            for n in self.ns:
+                for cfg in at[n]:
                     s = res.series[(cfg.label, n)]
                     if s.failure:
                         continue
