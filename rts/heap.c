@@ -58,13 +58,12 @@ static GC_push_other_roots_proc next_push;
  * leaves them alone; hence bump and lim are set with Boehm's lock held (a collection that
  * started between the lock's release and our stores would free the block, or sweep it for
  * another capability). GC_lz_take_blocks and GC_lz_set_marks are our additions to Boehm
- * (rts/bdwgc/patch.cmake); weak, so that a runtime linked with the system's libgc uses
- * free lists only. */
+ * (rts/bdwgc/patch.cmake), which the runtime always links (Note [Granules]). */
 GC_API void *GC_CALL GC_lz_take_blocks(size_t lb, int k, GC_word *bump, GC_word *lim, GC_word *more,
-                                       size_t n_more, GC_word hide) __attribute__((weak));
-GC_API void GC_CALL GC_lz_set_marks(const void *p, const void *q) __attribute__((weak));
-GC_API GC_word GC_CALL GC_lz_marked_bytes(void) __attribute__((weak)); /* Note [Heap sizing] */
-extern void (*GC_lz_before_rescan)(void) __attribute__((weak));
+                                       size_t n_more, GC_word hide);
+GC_API void GC_CALL GC_lz_set_marks(const void *p, const void *q);
+GC_API GC_word GC_CALL GC_lz_marked_bytes(void); /* Note [Heap sizing] */
+extern void (*GC_lz_before_rescan)(void);
 
 static char *unhide(LzWord w) { return (char *)(w - LZ_BUMP_HIDE); }
 
@@ -172,37 +171,21 @@ static void gmp_free(void *p, size_t n) {
  * GC_lz_marked_bytes: the sum the sweep's start makes anyway) and, if F times that is
  * well above the heap, asks for the difference (at most a doubling per step, and at most
  * 1 GiB more than the live data), which the next allocation slow path requests from
- * Boehm (expanding takes Boehm's lock, held here). With the system's libgc, which lacks
- * it, the marked objects are enumerated instead (about a millisecond per 20 MB of heap,
- * the world stopped), so only at every LIVE_EVERY-th collection (every one of the first
- * LIVE_ALWAYS: blackscholes' live data grows from the start). The free space is per capability,
+ * Boehm (expanding takes Boehm's lock, held here). The free space is per capability,
  * as GHC's -A: with N capabilities the heap may grow to (1 + (F-1) N) times the live data,
  * and the initial heap is -A times N (Note [Heap sizing], "Per capability"). */
-enum { LIVE_EVERY = 4, LIVE_ALWAYS = 16, INITIAL_CAPS_MAX = 8 };
+enum { INITIAL_CAPS_MAX = 8 };
 static double heap_factor; /* 1 + (F-1) N, set by lz_gc_init; below 1: no sizing */
 #define HEAP_EXTRA_MAX (1024.0 * 1024 * 1024) /* free space beyond the live data: 1 GiB */
 static _Atomic size_t heap_want; /* grow the heap to this at the next slow path; 0: no */
 static size_t prev_live;         /* the last collection's live bytes (Boehm's lock) */
 
-static void GC_CALLBACK add_bytes(void *obj, size_t bytes, void *acc) {
-  (void)obj;
-  *(size_t *)acc += bytes;
-}
-
 /* At the end of a collection, with Boehm's lock held and the mark bits valid. */
 static void size_heap_for_live(void) {
   double f = heap_factor;
   if (f < 1) return;
-  size_t heap = GC_get_heap_size(), free = GC_get_free_bytes(), live = 0;
-  if (GC_lz_marked_bytes) {
-    live = GC_lz_marked_bytes(); /* summed by the sweep's start: free, so at every one */
-  } else {
-    GC_word gc_no = GC_get_gc_no();
-    if (gc_no >= LIVE_ALWAYS && gc_no % LIVE_EVERY != 0) return;
-    if ((double)(heap - (free < heap ? free : heap)) * f < (double)heap * 1.125)
-      return; /* even the blocks in use, an upper bound of the live data, ask for no more */
-    GC_enumerate_reachable_objects_inner(add_bytes, &live);
-  }
+  size_t heap = GC_get_heap_size();
+  size_t live = GC_lz_marked_bytes(); /* summed by the sweep's start: free, so at every one */
   /* Note [Heap sizing], "One collection's spike": a stale word that leads into a list being
    * consumed can inflate one collection's count, and the heap never shrinks: grow only on
    * what two collections in a row found */
@@ -327,7 +310,7 @@ void lz_gc_init(void) {
   uninit_kind = GC_new_kind(GC_new_free_list(), GC_DS_LENGTH, 1, 0); /* scan all, no clearing */
   next_push = GC_get_push_other_roots(); /* before any thread or spark pool hooks on */
   GC_set_push_other_roots(mark_free_lists);
-  if (&GC_lz_before_rescan) GC_lz_before_rescan = clear_unallocated;
+  GC_lz_before_rescan = clear_unallocated;
   GC_allow_register_threads(); /* the threaded way registers its capability threads */
   if (lz_flags.max_heap_bytes) GC_set_max_heap_size(lz_flags.max_heap_bytes);
   unsigned caps = flag_caps();
@@ -364,8 +347,7 @@ void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
       return unhide(b);
     }
   void *fresh;
-  if (GC_lz_take_blocks && GC_lz_set_marks &&
-      (fresh =
+  if ((fresh =
            GC_lz_take_blocks(granules * LZ_GRANULE_BYTES, (int)uninit_kind, &cap->bump[granules],
                              &cap->lim[granules], stash, LZ_STASH_BLOCKS, LZ_BUMP_HIDE))) {
     if (atomic_load_explicit(&heap_want, memory_order_relaxed)) grow_heap();

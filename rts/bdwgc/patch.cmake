@@ -56,7 +56,7 @@ lz_patch(include/gc_tiny_fl.h "${a}"
   "#  define GC_GRANULE_BYTES 8 /* Lz */\n#  define GC_GRANULE_WORDS 1\n" "GC_GRANULE_BYTES 8 /* Lz */")
 # reclaim.c: with parallel marking (USE_MARK_BYTES) the sweep clears a dead object two words
 # at a time, which for an odd number of words clears the next object's first word and puts
-# every later object of the block on the free list 8 bytes off (a 3-line C test of
+# every later object of the block on the free list 8 bytes off (a short C test of
 # GC_MALLOC sizes 8..248 failed at the second collection). Clear word by word instead.
 set(a "  /* Clear object, advance p to next object in the process.     */\n# ifdef USE_MARK_BYTES\n")
 lz_patch(reclaim.c "${a}"
@@ -64,8 +64,7 @@ lz_patch(reclaim.c "${a}"
   "GRANULE_BYTES == 16 /* Lz: odd words */")
 
 # mallocx.c: GC_lz_take_blocks, fresh blocks for bump allocation without building their free
-# lists (Note [Bump allocation], docs/notes/threaded-rts.md). rts/heap.c declares it weak,
-# so that a runtime linked against the system's libgc still links (and uses free lists).
+# lists (Note [Bump allocation], docs/notes/threaded-rts.md).
 set(a "/* Note that the \"atomic\" version of this would be unsafe, since the    */
 /* links would not be seen by the collector.                            */
 GC_API GC_ATTR_MALLOC void * GC_CALL GC_malloc_many(size_t lb)
