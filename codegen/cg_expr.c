@@ -199,7 +199,9 @@ static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
   if (!cg->opts.replay) {
     /* -N1 or running alone (cap->claim_plain): one OS thread runs compiled code, so claim
        as the vanilla way does (Notes [One capability], [Running alone] in
-       docs/notes/threaded-rts.md) */
+       docs/notes/threaded-rts.md), once the info word is seen to be still the thunk's own:
+       the capability may have begun running alone at this function's heap check, after
+       the info word was read to enter it and another capability claimed and updated it */
     LLVMValueRef pidx = cg_word(cg, offsetof(LzCap, claim_plain));
     LLVMValueRef pa =
         LLVMBuildBitCast(cg->b, LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, f->cap, &pidx, 1, ""),
@@ -210,6 +212,15 @@ static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
                     LLVMBuildICmp(cg->b, LLVMIntNE, plain, LLVMConstInt(cg->t_i32, 0, 0), ""),
                     single, atomic);
     LLVMPositionBuilderAtEnd(cg->b, single);
+    LLVMValueRef now =
+        LLVMBuildLoad2(cg->b, cg->t_word, LLVMBuildIntToPtr(cg->b, t, cg->t_wordp, ""), "info");
+    LLVMSetOrdering(now, LLVMAtomicOrderingMonotonic);
+    LLVMSetAlignment(now, 8);
+    LLVMBasicBlockRef mine = cg_block(f, "plainclaim"), changed = cg_block(f, "plaintaken");
+    LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, now, own, ""), mine, changed);
+    LLVMPositionBuilderAtEnd(cg->b, changed);
+    cg_tail_call(f, cg->rt_eval, t, NULL, NULL, NULL);
+    LLVMPositionBuilderAtEnd(cg->b, mine);
     cg_store(f, t, 8, own);
     cg_store(f, t, 0, bh);
     LLVMBuildBr(cg->b, entered);

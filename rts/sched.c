@@ -27,7 +27,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -532,9 +531,7 @@ void lz_sched_init(void) {
   }
   lz_ncaps = n;
 #if !LZ_REPLAY
-  /* Off unless LZ_RUN_ALONE is set: Note [Running alone], "Off for now" (a crash under load
-   * that goes away without it) */
-  alone_allowed = getenv("LZ_RUN_ALONE") && n > 1 && !lz_flags.lazy_bh;
+  alone_allowed = n > 1 && !lz_flags.lazy_bh;
 #endif
   lz_caps = GC_MALLOC_UNCOLLECTABLE(n * sizeof(LzCap *));
   pools = GC_MALLOC_UNCOLLECTABLE(n * sizeof(LzSparkPool *));

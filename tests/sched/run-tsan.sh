@@ -25,17 +25,14 @@ export TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$here/tsan.supp"
 out="$build/sched-tsan"
 mkdir -p "$out"
 status=0
-# alone_phases: a capability running alone, then not (Note [Running alone]: off unless
-# LZ_RUN_ALONE is set, which it is here, so that the mode stays checked for races)
+# alone_phases: a capability running alone, then not (Note [Running alone])
 for f in "$here"/*.lz "$src/tests/parallel/alone_phases.lz"; do
   name="$(basename "$f" .lz)"
-  alone=()
-  [ "$name" = alone_phases ] && alone=(LZ_RUN_ALONE=1)
   expected="${f%.lz}.stdout"
   "$lzc" -O1 -threaded "$f" -o "$out/$name"
   for n in 2 4; do
     for i in 1 2 3; do
-      if ! env "${alone[@]}" "$out/$name" +RTS -N$n -A256m -RTS >"$out/$name.out" 2>"$out/$name.err"; then
+      if ! "$out/$name" +RTS -N$n -A256m -RTS >"$out/$name.out" 2>"$out/$name.err"; then
         echo "FAIL $name -N$n run $i (exit $?):"; head -n 40 "$out/$name.err"; status=1; break
       fi
       if ! cmp -s "$out/$name.out" "$expected"; then
