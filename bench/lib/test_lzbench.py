@@ -240,6 +240,22 @@ class LoopTest(unittest.TestCase):
                                      results, cols, ["lzc", "ghc"], [1, 2])
         self.assertTrue(all(os.path.getsize(p) > 0 for p in paths))
 
+    def test_steady_gate_redoes_runs(self):
+        # good is timed 2 runs x 2 N x 2 compilers = 8 times; the probe after its first
+        # run finds a core slow, so that run is made again (9 runs, 1 redone).
+        from lzbench.steady import SteadyGate
+        fast, slow = {0: 1.0, 1: 1.0}, {0: 1.0, 1: 2.0}
+        script = [fast, fast, slow] + [fast] * 40
+        gate = SteadyGate(0.85, probe=lambda cpus: script.pop(0), cpus=[0, 1],
+                          sleep=lambda s: None)
+        runner = self.runner()
+        runner.gate = gate
+        gate.start(1)
+        good = runner.run_all(self.progs[:1])[0]
+        self.assertEqual(len(good.get("lzc", 1).runs), 2)
+        self.assertEqual((gate.accepted, gate.redone, gate.kept_slow), (8, 1, 0))
+        self.assertIn("8 run(s) kept, 1 redone", gate.lines()[0])
+
     def test_check_only(self):
         results = self.runner(check_only=True).run_all(self.progs)
         self.assertEqual(results[0].series, {})
@@ -286,3 +302,69 @@ class CoreSpeedTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SteadyGateTest(unittest.TestCase):
+    """The steady-host gate (steady.py) with a scripted probe: no real waiting."""
+
+    def gate(self, probes, **kw):
+        from lzbench.steady import SteadyGate
+        script = list(probes)
+        slept = []
+        g = SteadyGate(0.85, probe=lambda cpus: script.pop(0), cpus=[0, 1],
+                       sleep=slept.append, **kw)
+        return g, script, slept
+
+    def test_waits_for_a_slow_core(self):
+        fast, slow = {0: 1.0, 1: 1.0}, {0: 1.0, 1: 1.6}
+        g, script, slept = self.gate([fast, slow, slow, fast, fast])
+        g.start(1)
+        before = g.before_run()
+        self.assertEqual(before, fast)
+        self.assertEqual(len(slept), 2)          # two probes found cpu1 slow
+        self.assertTrue(g.after_run(before, True))
+        self.assertEqual((g.accepted, g.redone, g.kept_slow), (1, 0, 0))
+        self.assertEqual(script, [])
+
+    def test_redoes_a_run_a_core_slowed_in(self):
+        fast, slow = {0: 1.0, 1: 1.0}, {0: 1.3, 1: 1.0}
+        g, script, slept = self.gate([fast, fast, slow, fast, fast])
+        g.start(1)
+        before = g.before_run()
+        self.assertFalse(g.after_run(before, True))   # cpu0 slowed during the run
+        before = g.before_run()                        # waits past the slow probe
+        self.assertEqual(len(slept), 1)
+        self.assertTrue(g.after_run(before, True))
+        self.assertEqual((g.accepted, g.redone), (1, 1))
+        self.assertIn("1 redone", g.lines()[0])
+
+    def test_stops_waiting_and_says_so(self):
+        slow = {0: 2.0, 1: 1.0}
+        g, script, slept = self.gate([{0: 1.0, 1: 1.0}] + [slow] * 10, max_wait=4, pause=2)
+        g.start(1)
+        before = g.before_run()
+        self.assertEqual(len(slept), 2)               # 4 s at 2 s a pause
+        self.assertTrue(g.after_run(before, True))     # began slow: kept, not redone
+        self.assertEqual(g.kept_slow, 1)
+        self.assertTrue(any(line.startswith("warning:") for line in g.lines()))
+
+    def test_a_later_best_speed_flags_earlier_runs(self):
+        g, script, slept = self.gate([{0: 1.5, 1: 1.5}] * 3 + [{0: 1.0, 1: 1.0}])
+        g.start(1)
+        self.assertTrue(g.after_run(g.before_run(), True))
+        g.probe()                                      # the cores were faster all along
+        self.assertEqual(g.kept_below_final(), 2)
+        self.assertTrue(any("found later" in line for line in g.lines()))
+
+    def test_off(self):
+        from lzbench.steady import SteadyGate
+        g = SteadyGate(0, probe=lambda cpus: self.fail("probed"), cpus=[0, 1])
+        self.assertEqual(g.before_run(), {})
+        self.assertTrue(g.after_run({}, True))
+        self.assertEqual(g.lines(), ["steady-host gate: off"])
+
+    def test_real_probe(self):
+        from lzbench.steady import probe_cores
+        t = probe_cores([sorted(os.sched_getaffinity(0))[0]])
+        self.assertEqual(len(t), 1)
+        self.assertGreater(list(t.values())[0], 0)

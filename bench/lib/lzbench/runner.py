@@ -20,7 +20,10 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from . import measure
 from .measure import BuildResult, Compiler, RunResult
+from .steady import SteadyGate
 from .suite import Program
+
+REDO = 3  # a timed run is made at most 1 + REDO times while the host's speed changes
 
 
 @dataclass
@@ -150,7 +153,8 @@ def n_text(n: Optional[int]) -> str:
 class Runner:
     def __init__(self, configs: List[Config], ns: List[Optional[int]], runs: int,
                  size: str, out_dir: str, timeout: float, build_timeout: float,
-                 check_only: bool = False, progress: Optional[Progress] = None):
+                 check_only: bool = False, progress: Optional[Progress] = None,
+                 gate: Optional[SteadyGate] = None):
         self.configs = configs
         self.ns = ns
         self.runs = runs
@@ -160,6 +164,7 @@ class Runner:
         self.build_timeout = build_timeout
         self.check_only = check_only
         self.progress = progress or Progress()
+        self.gate = gate  # None: runs are timed whatever the host's speed (steady.py)
 
     # -- one program ------------------------------------------------------------
 
@@ -197,6 +202,16 @@ class Runner:
                         stats, tag)
         if cfg.replays and r.failure and r.failure.startswith("exit 3:"):
             r.failure = "replay diverged (exit 3)" + r.failure[len("exit 3"):]
+        return r
+
+    def timed_run(self, prog: Program, cfg: Config, n: Optional[int], round_: int) -> RunResult:
+        """A timed run, made again (up to REDO times) if the steady-host gate saw a core
+        slow down during it."""
+        for attempt in range(REDO + 1):
+            before = self.gate.before_run() if self.gate else {}
+            r = self.run_once(prog, cfg, n, "run", round_)
+            if r.failure or not self.gate or self.gate.after_run(before, attempt < REDO):
+                break
         return r
 
     def log_path(self, prog: Program, cfg: Config, n: Optional[int], round_: int) -> str:
@@ -261,6 +276,10 @@ class Runner:
         for n in self.ns:
             for cfg in at[n]:
                 res.series[(cfg.label, n)] = Series()
+        if self.gate:
+            self.gate.on_wait = lambda speed, secs: self.progress.show(
+                "%s  waiting for the cores (the slowest at %.2f of its speed, %.0f s)"
+                % (head, speed, secs), True)
         for i in range(self.runs):
             for n in self.ns:
                 for cfg in at[n]:
@@ -269,7 +288,7 @@ class Runner:
                         continue
                     self.progress.show("%s  %s%s  run %d of %d" % (head, cfg.label, n_text(n),
                                                                    i + 1, self.runs), True)
-                    r = self.run_once(prog, cfg, n, "run", i + 1)
+                    r = self.timed_run(prog, cfg, n, i + 1)
                     why = r.failure or measure.compare_output(r.stdout, expected)
                     if not why:
                         self.recorded(prog, cfg, n, i + 1, r)
