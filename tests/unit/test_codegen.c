@@ -211,6 +211,32 @@ static void test_inline_primops(void **state) {
   cg_dispose(m);
 }
 
+/* The threaded way's plain claim (-N1, or a capability running alone) loads the info word
+ * again and compares it before its stores: the capability may have begun running alone at
+ * the thunk's heap check, after another one claimed and updated the thunk (Note [Running
+ * alone], docs/notes/threaded-rts.md). Without that check: a duplicate evaluation. */
+static void test_plain_claim_rechecks_the_info_word(void **state) {
+  (void)state;
+  StgProgram *stg = to_stg("main :: IO ()\nmain = let xs = [1 .. 10 :: Int] in print (sum xs + "
+                           "length xs)\n");
+  CgOptions co = {.opt_level = 0, .module_name = "test", .threaded = true};
+  CgModule *m = cg_generate(stg, &co);
+  assert_non_null(m);
+  char *text = cg_module_to_string(m);
+  int blocks = 0;
+  for (char *p = strstr(text, "\nplainbh"); p; p = strstr(p + 1, "\nplainbh")) {
+    char *end = strstr(p + 1, "\n\n"); /* a block ends at a blank line */
+    assert_non_null(end);
+    char *load = strstr(p, "load atomic i64"), *cmp = strstr(p, "icmp eq"),
+         *store = strstr(p, "store ");
+    assert_true(load && load < end && cmp && cmp < end); /* the check, in this block */
+    assert_true(!store || store > end);                  /* and no store before it */
+    blocks++;
+  }
+  assert_true(blocks > 0);
+  cg_dispose(m);
+}
+
 /* ---- programs ----------------------------------------------------------------------------------
  */
 
@@ -366,6 +392,7 @@ static int codegen_tests(void) {
       cmocka_unit_test(test_only_reachable_code),
       cmocka_unit_test(test_tail_calls_survive_O2),
       cmocka_unit_test(test_inline_primops),
+      cmocka_unit_test(test_plain_claim_rechecks_the_info_word),
       cmocka_unit_test(test_run_hello),
       cmocka_unit_test(test_run_stack_arguments),
       cmocka_unit_test(test_run_partial_and_oversaturated),

@@ -212,6 +212,8 @@ class Runner:
             r = self.run_once(prog, cfg, n, "run", round_)
             if r.failure or not self.gate or self.gate.after_run(before, attempt < REDO):
                 break
+            self.progress.show("%s  %s%s  run %d made again: a core slowed during it (%.2fs)"
+                               % (prog.name, cfg.label, n_text(n), round_, r.elapsed))
         return r
 
     def log_path(self, prog: Program, cfg: Config, n: Optional[int], round_: int) -> str:
@@ -277,9 +279,10 @@ class Runner:
             for cfg in at[n]:
                 res.series[(cfg.label, n)] = Series()
         if self.gate:
+            # logged when a wait begins and every 30 s of it (not only on a terminal)
             self.gate.on_wait = lambda speed, secs: self.progress.show(
                 "%s  waiting for the cores (the slowest at %.2f of its speed, %.0f s)"
-                % (head, speed, secs), True)
+                % (head, speed, secs), secs % 30 != 0)
         for i in range(self.runs):
             for n in self.ns:
                 for cfg in at[n]:
