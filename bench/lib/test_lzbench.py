@@ -356,6 +356,34 @@ class SteadyGateTest(unittest.TestCase):
         self.assertEqual(g.kept_below_final(), 2)
         self.assertTrue(any("found later" in line for line in g.lines()))
 
+    def test_remembers_the_best_speeds(self):
+        # A later run of the runner that starts in a slow phase still waits for the
+        # speed an earlier run saw; a file from another host or probe is ignored.
+        from lzbench.steady import SteadyGate
+        d = tempfile.mkdtemp()
+        try:
+            mem = os.path.join(d, "out", "steady-best.json")
+            first = SteadyGate(0.85, probe=lambda cpus: {0: 1.0, 1: 1.0}, cpus=[0, 1],
+                               sleep=lambda s: None, memory=mem)
+            first.start(1)
+            first.save()
+            script = [{0: 1.5, 1: 1.5}] * 2 + [{0: 1.0, 1: 1.05}]
+            slept = []
+            later = SteadyGate(0.85, probe=lambda cpus: script.pop(0), cpus=[0, 1],
+                               sleep=slept.append, memory=mem)
+            later.start(1)
+            self.assertEqual(later.before_run(), {0: 1.0, 1: 1.05})
+            self.assertEqual(len(slept), 1)
+            self.assertIn("remembered", later.lines()[0])
+            with open(mem, "w") as f:
+                f.write('{"key": "another host", "best": {"0": 0.1, "1": 0.1}}')
+            self.assertEqual(later.load(), {})
+            with open(mem, "w") as f:
+                f.write("not json")
+            self.assertEqual(later.load(), {})
+        finally:
+            shutil.rmtree(d)
+
     def test_off(self):
         from lzbench.steady import SteadyGate
         g = SteadyGate(0, probe=lambda cpus: self.fail("probed"), cpus=[0, 1])

@@ -12,9 +12,16 @@ discarded and made again. What it did goes into the table's header (lines()): ru
 redone, seconds waited, and the runs it had to keep slow (it stops waiting after
 `max_wait` seconds for one run and `max_total` in all, so a host that stays slow
 makes a late table, not an endless one).
+
+A gate that starts in a slow phase would take the slow speed for the best one, so the
+best probe times are remembered between runs of the runner (`memory`, a JSON file in
+the runner's output folder, keyed by host, processor, Python and probe).
 """
 
+import hashlib
+import json
 import os
+import platform
 import subprocess
 import sys
 import time
@@ -51,7 +58,8 @@ class SteadyGate:
                  max_total: float = 900.0, pause: float = 2.0,
                  probe: Optional[Callable[[List[int]], Dict[int, float]]] = None,
                  cpus: Optional[List[int]] = None,
-                 sleep: Callable[[float], None] = time.sleep):
+                 sleep: Callable[[float], None] = time.sleep,
+                 memory: Optional[str] = None):
         self.threshold = threshold
         self.max_wait = max_wait
         self.max_total = max_total
@@ -65,6 +73,8 @@ class SteadyGate:
                 cpus = []
         self.cpus = cpus
         self.best: Dict[int, float] = {}
+        self.memory = memory
+        self.remembered = False  # best times from an earlier run of the runner
         self.redone = 0       # runs discarded because a core slowed during them
         self.kept_slow = 0    # runs made although a core stayed slow (waited too long)
         self.accepted = 0
@@ -94,11 +104,53 @@ class SteadyGate:
         return min(rel) if rel else 1.0
 
     def start(self, probes: int = 3) -> None:
-        """A few probes before the first run, so that 'best' means something."""
-        for i in range(probes if self.enabled else 0):
+        """The best times remembered from earlier runs, and a few probes before the
+        first run, so that 'best' means something."""
+        if not self.enabled:
+            return
+        for c, t in self.load().items():
+            if c in self.cpus and t > 0:
+                self.best[c] = t
+                self.remembered = True
+        for i in range(probes):
             if i:
                 self.sleep(0.5)
             self.probe()
+
+    def key(self) -> str:
+        model = ""
+        try:
+            with open("/proc/cpuinfo") as f:
+                model = next((ln for ln in f if ln.startswith("model name")), "")
+        except OSError:
+            pass
+        text = "\n".join([platform.node(), model, sys.version, PROBE])
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def load(self) -> Dict[int, float]:
+        if not self.memory:
+            return {}
+        try:
+            with open(self.memory) as f:
+                data = json.load(f)
+            if data.get("key") != self.key():
+                return {}
+            return {int(c): float(t) for c, t in data.get("best", {}).items()}
+        except (OSError, ValueError, AttributeError, TypeError):
+            return {}  # none yet, or unreadable: start afresh
+
+    def save(self) -> None:
+        """Remember the best probe times for the next run of the runner."""
+        if not self.memory or not self.best:
+            return
+        try:
+            os.makedirs(os.path.dirname(os.path.abspath(self.memory)), exist_ok=True)
+            tmp = self.memory + ".tmp"
+            with open(tmp, "w") as f:
+                json.dump({"key": self.key(), "best": self.best}, f)
+            os.replace(tmp, self.memory)
+        except OSError:
+            pass
 
     def before_run(self) -> Dict[int, float]:
         """Wait until every core probes at full speed (or until waiting is over); the
@@ -145,8 +197,10 @@ class SteadyGate:
         lines = ["steady-host gate: every timed run waited until a busy loop pinned to each "
                  "core ran at %.2f or more of that core's best speed, and was made again if "
                  "a core fell below it during the run: %d run(s) kept, %d redone, %.0f s "
-                 "waited, %d probes" % (self.threshold, self.accepted, self.redone,
-                                         self.waited, self.probes)]
+                 "waited, %d probes; best speeds %s" % (
+                     self.threshold, self.accepted, self.redone, self.waited, self.probes,
+                     "remembered from earlier runs and probed" if self.remembered
+                     else "probed in this run only")]
         late = self.kept_below_final()
         if self.kept_slow or late:
             lines.append("warning: %d run(s) kept with a core below %.2f of its speed (the "
