@@ -285,16 +285,8 @@ static LzThread *find_work(LzCap *cap) {
   }
 }
 
-/* Note [Stale registers], "Dead stack": a stopped thread's words below sp are dead, and
- * the collector would take them for pointers for as long as it stays stopped. */
-static void clear_dead_words(LzThread *t, LzWord *sp) {
-  if (sp > t->stack && sp <= t->stack + t->stack_words)
-    memset(t->stack, 0, (size_t)(sp - t->stack) * sizeof(LzWord));
-}
-
 void lz_sched_stopping(LzCap *cap, LzThread *t, LzStopWhy why, uint16_t ev_status) {
   S(cap)->why = why;
-  clear_dead_words(t, t->sp);
 #if LZ_PROF
   lz_prof_thread_stop(cap, t->id); /* its cost-centre stack, before anyone resumes it */
 #endif
@@ -416,10 +408,7 @@ static void run(LzCap *cap, LzThread *volatile t) {
   case LZ_STOP_DIED:
     if (s->why == LZ_STOP_FINISHED) lz_ev_stop_thread(cap->rest->ev, t->id, LZ_EV_STOP_FINISHED, 0);
     if (t->kind == LZ_THREAD_MAIN) lz_exit(0);
-    if (!s->spare) {
-      clear_dead_words(t, t->stack + t->stack_words - 1); /* all but its stop frame */
-      s->spare = t;
-    }
+    if (!s->spare) s->spare = t;
     break;
   case LZ_STOP_YIELD: rq_push(cap, t); break;
   case LZ_STOP_BLOCKED: /* the thread belongs to the wait list now: do not touch it */ break;
