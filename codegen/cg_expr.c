@@ -167,6 +167,21 @@ static void replay_entered(CgFn *f, LLVMValueRef t, LLVMValueRef id) {
   LLVMBuildCall2(cg->b, ty, fn, args, 3, "");
 }
 
+/* Go on only while thunk `t`'s info word is still `own`, its own info table; else
+ * tail-call lz_eval, which finds it claimed (a BLACKHOLE: wait) or updated (the value). */
+static void unless_still_own(CgFn *f, LLVMValueRef t, LLVMValueRef own) {
+  Cg *cg = f->cg;
+  LLVMValueRef cur =
+      LLVMBuildLoad2(cg->b, cg->t_word, LLVMBuildIntToPtr(cg->b, t, cg->t_wordp, ""), "info");
+  LLVMSetOrdering(cur, LLVMAtomicOrderingMonotonic);
+  LLVMSetAlignment(cur, 8);
+  LLVMBasicBlockRef fresh = cg_block(f, "unevaluated"), gone = cg_block(f, "evaluated");
+  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, cur, own, ""), fresh, gone);
+  LLVMPositionBuilderAtEnd(cg->b, gone);
+  cg_tail_call(f, cg->rt_eval, t, NULL, NULL, NULL);
+  LLVMPositionBuilderAtEnd(cg->b, fresh);
+}
+
 /* Claim the thunk `t` (whose info table is `info`) for this thread: eager blackholing.
  * The spare word keeps the thunk's own info table, from which the update learns its size
  * to clear the free variables. Vanilla: two plain stores. Threaded: the info word is
@@ -212,15 +227,7 @@ static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
                     LLVMBuildICmp(cg->b, LLVMIntNE, plain, LLVMConstInt(cg->t_i32, 0, 0), ""),
                     single, atomic);
     LLVMPositionBuilderAtEnd(cg->b, single);
-    LLVMValueRef now =
-        LLVMBuildLoad2(cg->b, cg->t_word, LLVMBuildIntToPtr(cg->b, t, cg->t_wordp, ""), "info");
-    LLVMSetOrdering(now, LLVMAtomicOrderingMonotonic);
-    LLVMSetAlignment(now, 8);
-    LLVMBasicBlockRef mine = cg_block(f, "plainclaim"), changed = cg_block(f, "plaintaken");
-    LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, now, own, ""), mine, changed);
-    LLVMPositionBuilderAtEnd(cg->b, changed);
-    cg_tail_call(f, cg->rt_eval, t, NULL, NULL, NULL);
-    LLVMPositionBuilderAtEnd(cg->b, mine);
+    unless_still_own(f, t, own);
     cg_store(f, t, 8, own);
     cg_store(f, t, 0, bh);
     LLVMBuildBr(cg->b, entered);
@@ -245,15 +252,7 @@ static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
   LLVMPositionBuilderAtEnd(cg->b, lazyb);
   LLVMValueRef id = cg->opts.replay ? cg_load(f, t, 8) : NULL;
   LLVMBuildFence(cg->b, LLVMAtomicOrderingAcquire, 0, "");
-  LLVMValueRef cur =
-      LLVMBuildLoad2(cg->b, cg->t_word, LLVMBuildIntToPtr(cg->b, t, cg->t_wordp, ""), "info");
-  LLVMSetOrdering(cur, LLVMAtomicOrderingMonotonic);
-  LLVMSetAlignment(cur, 8);
-  LLVMBasicBlockRef fresh = cg_block(f, "unevaluated"), gone = cg_block(f, "evaluated");
-  LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, cur, own, ""), fresh, gone);
-  LLVMPositionBuilderAtEnd(cg->b, gone);
-  cg_tail_call(f, cg->rt_eval, t, NULL, NULL, NULL);
-  LLVMPositionBuilderAtEnd(cg->b, fresh);
+  unless_still_own(f, t, own);
   if (cg->opts.replay) replay_entered(f, t, id);
   LLVMBuildBr(cg->b, entered);
   LLVMPositionBuilderAtEnd(cg->b, entered);

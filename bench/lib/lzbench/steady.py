@@ -77,7 +77,6 @@ class SteadyGate:
         self.remembered = False  # best times from an earlier run of the runner
         self.redone = 0       # runs discarded because a core slowed during them
         self.kept_slow = 0    # runs made although a core stayed slow (waited too long)
-        self.accepted = 0
         self.waited = 0.0
         self.probes = 0
         self.kept_probes: List[Dict[int, float]] = []  # the probes around kept runs
@@ -97,10 +96,9 @@ class SteadyGate:
                 self.best[c] = s
         return t
 
-    def speed(self, t: Dict[int, float], best: Optional[Dict[int, float]] = None) -> float:
+    def speed(self, t: Dict[int, float]) -> float:
         """The slowest core's speed in probe t, relative to its best (1.0: full)."""
-        best = best or self.best
-        rel = [best[c] / s for c, s in t.items() if s > 0 and c in best]
+        rel = [self.best[c] / s for c, s in t.items() if s > 0 and c in self.best]
         return min(rel) if rel else 1.0
 
     def start(self, probes: int = 3) -> None:
@@ -182,9 +180,13 @@ class SteadyGate:
             return False
         if not began_fast or self.speed(t) < self.threshold:
             self.kept_slow += 1
-        self.accepted += 1
         self.kept_probes += [before, t]
         return True
+
+    @property
+    def accepted(self) -> int:
+        """Runs kept (each with the probes before and after it)."""
+        return len(self.kept_probes) // 2
 
     def kept_below_final(self) -> int:
         """Probes around kept runs below the threshold of the best speeds known at the
