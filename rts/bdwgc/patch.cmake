@@ -2,7 +2,8 @@
 # small changes for 64 KB heap blocks (Note [Boehm's block size], docs/notes/threaded-rts.md),
 # four additions (GC_lz_take_blocks and GC_lz_set_marks, at the end: Note [Bump
 # allocation]; GC_lz_marked_bytes and GC_lz_before_rescan: Note [Heap sizing]) and one fix
-# (the mmap hint is not a root: Note [Stale registers]), and 8-byte granules (Note [Granules]).
+# (the mmap hint is not a root: Note [Stale registers]), 8-byte granules (Note [Granules])
+# and no clearing of unmarked blocks' marks (Note [Clearing marks]).
 #  - gc_priv.h accepts -DHBLKSIZE only up to 16384: add 65536 (LOG 16), the size the
 #    collector already uses on targets with 64 KB pages.
 #  - os_dep.c maps its heap with mmap and stops if the result is not block-aligned; Linux
@@ -209,3 +210,126 @@ GC_API void (*GC_lz_before_rescan)(void) = 0;
 
 ${a}")
 lz_patch(mark.c "${a}" "${b}" "GC_API void (*GC_lz_before_rescan)(void)")
+
+# mark.c: a collection clears the mark bytes of every block in use (one byte per 8-byte
+# granule: 4 MB for a 32 MB heap), with the world stopped. A block with no marked object
+# (Boehm keeps hb_n_marks above zero while any is marked) has nothing to clear: its bytes
+# were cleared when its header was set up or when it was last cleared, and only marking
+# sets them (Note [Clearing marks], docs/notes/threaded-rts.md).
+set(a "        /* the bit is cleared once the object is on the free list.      */
+    GC_clear_hdr_marks(hhdr);
+")
+set(b "        /* the bit is cleared once the object is on the free list.      */
+    if (0 == hhdr -> hb_n_marks) return; /* Lz: nothing marked, nothing to clear */
+    GC_clear_hdr_marks(hhdr);
+")
+lz_patch(mark.c "${a}" "${b}" "Lz: nothing marked, nothing to clear")
+
+# allchblk.c, reclaim.c: a block of the runtime's kind that a collection finds empty is
+# kept, header and all, on a list of its object size instead of being freed, and the
+# next request for a block of that size and kind takes it back: freeing it coalesced it
+# with its neighbours and taking it split it off again and set up its header, and both
+# hold Boehm's lock (Note [Recycled blocks], docs/notes/threaded-rts.md). Unmarked, the
+# block's marks are clear (Note [Clearing marks]). Each collection lists the emptied
+# blocks afresh; a request that finds no free block frees the listed ones and tries again,
+# so blocks kept for one size never make Boehm collect or grow the heap for another.
+set(a "GC_INNER struct hblk *
+GC_allochblk(size_t sz, int kind, unsigned flags/* IGNORE_OFF_PAGE or 0 */)
+{
+")
+set(b "/* Lz: the kind whose emptied blocks are recycled (-1: none), and the  */
+/* lists of them by object size in granules, linked through hb_next.    */
+GC_API int GC_lz_recycle_kind = -1;
+GC_INNER struct hblk *GC_lz_empty_blocks[MAXOBJGRANULES + 1];
+GC_INNER GC_bool GC_lz_have_empty_blocks = FALSE;
+
+STATIC void GC_lz_free_empty_blocks(void)
+{
+    size_t lg;
+
+    for (lg = 0; lg <= MAXOBJGRANULES; lg++) {
+      struct hblk *h = GC_lz_empty_blocks[lg];
+
+      GC_lz_empty_blocks[lg] = 0;
+      while (h != 0) {
+        struct hblk *next = HDR(h) -> hb_next;
+
+        GC_freehblk(h);
+        h = next;
+      }
+    }
+    GC_lz_have_empty_blocks = FALSE;
+}
+
+STATIC struct hblk *GC_lz_allochblk_fresh(size_t sz, int kind, unsigned flags);
+
+GC_INNER struct hblk *
+GC_allochblk(size_t sz, int kind, unsigned flags/* IGNORE_OFF_PAGE or 0 */)
+{
+    struct hblk *h;
+
+    GC_ASSERT(I_HOLD_LOCK());
+    if (kind == GC_lz_recycle_kind && sz <= MAXOBJBYTES && 0 == flags) {
+      size_t lg = BYTES_TO_GRANULES(sz);
+
+      h = GC_lz_empty_blocks[lg];
+      if (h != 0) {
+        hdr *hhdr = HDR(h);
+
+        GC_ASSERT(hhdr -> hb_sz == sz && 0 == hhdr -> hb_n_marks);
+        GC_lz_empty_blocks[lg] = hhdr -> hb_next;
+        hhdr -> hb_next = 0;
+        hhdr -> hb_last_reclaimed = (unsigned short)GC_gc_no;
+        GC_fail_count = 0;
+        return h;
+      }
+    }
+    h = GC_lz_allochblk_fresh(sz, kind, flags);
+    if (0 == h && GC_lz_have_empty_blocks) {
+      GC_lz_free_empty_blocks();
+      h = GC_lz_allochblk_fresh(sz, kind, flags);
+    }
+    return h;
+}
+
+STATIC struct hblk *
+GC_lz_allochblk_fresh(size_t sz, int kind, unsigned flags)
+{
+")
+lz_patch(allchblk.c "${a}" "${b}" "GC_lz_allochblk_fresh")
+
+set(a "          /* else */ {
+            GC_bytes_found += HBLKSIZE;
+            GC_freehblk(hbp);
+          }
+")
+set(b "          /* else */ if ((int)hhdr -> hb_obj_kind == GC_lz_recycle_kind) {
+            size_t lg = BYTES_TO_GRANULES(sz); /* Lz: keep it for reuse */
+
+            GC_bytes_found += HBLKSIZE;
+            hhdr -> hb_next = GC_lz_empty_blocks[lg];
+            GC_lz_empty_blocks[lg] = hbp;
+            GC_lz_have_empty_blocks = TRUE;
+          } else {
+            GC_bytes_found += HBLKSIZE;
+            GC_freehblk(hbp);
+          }
+")
+lz_patch(reclaim.c "${a}" "${b}" "Lz: keep it for reuse")
+set(a "STATIC void GC_reclaim_block(struct hblk *hbp, word report_if_found)
+{
+")
+set(b "extern int GC_lz_recycle_kind; /* Lz: allchblk.c */
+extern struct hblk *GC_lz_empty_blocks[MAXOBJGRANULES + 1];
+extern GC_bool GC_lz_have_empty_blocks;
+
+${a}")
+lz_patch(reclaim.c "${a}" "${b}" "extern int GC_lz_recycle_kind")
+set(a "  /* Go through all heap blocks (in hblklist) and reclaim unmarked objects */
+")
+set(b "    /* Lz: the listed blocks are still in use, unmarked: listed afresh below */
+    BZERO(GC_lz_empty_blocks, sizeof(GC_lz_empty_blocks));
+    GC_lz_have_empty_blocks = FALSE;
+
+${a}")
+lz_patch(reclaim.c "${a}" "${b}" "listed afresh below")

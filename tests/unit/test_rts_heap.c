@@ -4,8 +4,9 @@
  * (the last word too: Boehm must scan it) with base or tagged pointers, and collections
  * are forced; everything reachable must survive intact, whether reached from a static
  * variable (data segment), from the Lz stack, or only through a tagged pointer. Also:
- * the allocation counter, objects bigger than the free lists, and that garbage is
- * actually reclaimed (the heap does not grow without bound), and boxed arrays.
+ * the allocation counter, objects bigger than the free lists, that garbage is actually
+ * reclaimed (the heap does not grow without bound, also when the objects' size
+ * changes), and boxed arrays.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -94,6 +95,19 @@ static void test_garbage_reclaimed(void **state) {
   assert_true(GC_get_heap_size() < heap0 + ((size_t)64 << 20));
 }
 
+/* Note [Recycled blocks]: a collection keeps the blocks it empties for their object
+ * size. A program that then allocates objects of other sizes must get those blocks back
+ * rather than make Boehm grow the heap (6 sizes x 16 MB if it did). */
+static void test_emptied_blocks_change_size(void **state) {
+  (void)state;
+  GC_gcollect();
+  size_t heap0 = GC_get_heap_size();
+  for (size_t words = 2; words <= 12; words += 2)
+    for (int k = 0; k < 20; k++)
+      make_chain(100000, words, 1); /* 1.6 to 9.6 MB of garbage each time */
+  assert_true(GC_get_heap_size() < heap0 + ((size_t)32 << 20));
+}
+
 static void test_arrays(void **state) {
   (void)state;
   LzWord m = lz_prim_newArray(cap, 5, 7);
@@ -133,6 +147,7 @@ int main(void) {
       cmocka_unit_test(test_stack_root),
       cmocka_unit_test(test_counter_and_big),
       cmocka_unit_test(test_garbage_reclaimed),
+      cmocka_unit_test(test_emptied_blocks_change_size),
       cmocka_unit_test(test_arrays),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
