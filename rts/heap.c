@@ -64,6 +64,7 @@ GC_API void *GC_CALL GC_lz_take_blocks(size_t lb, int k, GC_word *bump, GC_word 
 GC_API void GC_CALL GC_lz_set_marks(const void *p, const void *q);
 GC_API GC_word GC_CALL GC_lz_marked_bytes(void); /* Note [Heap sizing] */
 GC_API int GC_lz_recycle_kind;                   /* Note [Recycled blocks] */
+GC_API void GC_CALL GC_lz_set_owner(unsigned owner);
 extern void (*GC_lz_before_rescan)(void);
 
 static char *unhide(LzWord w) { return (char *)(w - LZ_BUMP_HIDE); }
@@ -328,6 +329,10 @@ void lz_gc_init(void) {
   mp_set_memory_functions(gmp_alloc, gmp_realloc, gmp_free);
   advise_huge_pages();
 }
+
+/* Note [Recycled blocks]: the blocks a collection empties go back to the thread that
+ * filled them, whose core may still cache them. */
+void lz_gc_thread_owner(unsigned cap_no) { GC_lz_set_owner(cap_no); }
 
 void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
   if (granules > LZ_FL_MAX || granules == 0) {

@@ -166,10 +166,11 @@ char *lz_format_commas(uint64_t n, char *buf); /* buf: >= 32 bytes */
 /* ---- heap and values ---------------------------------------------------------------- */
 
 extern LzCap *lz_main_cap;
-void lz_gc_init(void);            /* once */
-LzWord lz_whnf(LzWord p);         /* follow INDs; tag untagged values; die on thunks */
-LzWord lz_string_cell(LzWord p);  /* lz_whnf on a list cell (tag 1 [] or 2 (:)) */
-uint32_t lz_char_value(LzWord c); /* the Char# of an evaluated C# box */
+void lz_gc_init(void);                    /* once */
+void lz_gc_thread_owner(unsigned cap_no); /* a capability's thread, at its start */
+LzWord lz_whnf(LzWord p);                 /* follow INDs; tag untagged values; die on thunks */
+LzWord lz_string_cell(LzWord p);          /* lz_whnf on a list cell (tag 1 [] or 2 (:)) */
+uint32_t lz_char_value(LzWord c);         /* the Char# of an evaluated C# box */
 /* UTF-8 encoding (GC'd, NUL-terminated; NUL chars as C0 80 if `modified`) of the first
  * n characters of an evaluated [Char] (all of it when n < 0); *len gets the byte count. */
 char *lz_string_utf8(LzWord list, long n, bool modified, size_t *len);

@@ -418,6 +418,7 @@ static void run(LzCap *cap, LzThread *volatile t) {
 static void *cap_main(void *arg) {
   LzCap *cap = arg;
   lz_current_cap = cap;
+  lz_gc_thread_owner(cap->cap_no);
   for (;;)
     run(cap, find_work(cap));
   return NULL;

@@ -3,7 +3,8 @@
 # four additions (GC_lz_take_blocks and GC_lz_set_marks, at the end: Note [Bump
 # allocation]; GC_lz_marked_bytes and GC_lz_before_rescan: Note [Heap sizing]) and one fix
 # (the mmap hint is not a root: Note [Stale registers]), 8-byte granules (Note [Granules])
-# and no clearing of unmarked blocks' marks (Note [Clearing marks]).
+# no clearing of unmarked blocks' marks (Note [Clearing marks]) and emptied blocks kept for
+# their size and owner (Note [Recycled blocks]).
 #  - gc_priv.h accepts -DHBLKSIZE only up to 16384: add 65536 (LOG 16), the size the
 #    collector already uses on targets with 64 KB pages.
 #  - os_dep.c maps its heap with mmap and stops if the result is not block-aligned; Linux
@@ -225,39 +226,62 @@ set(b "        /* the bit is cleared once the object is on the free list.      *
 ")
 lz_patch(mark.c "${a}" "${b}" "Lz: nothing marked, nothing to clear")
 
-# allchblk.c, reclaim.c: a block of the runtime's kind that a collection finds empty is
-# kept, header and all, on a list of its object size instead of being freed, and the
-# next request for a block of that size and kind takes it back: freeing it coalesced it
-# with its neighbours and taking it split it off again and set up its header, and both
+# gc_priv.h, allchblk.c, reclaim.c: a block of the runtime's kind that a collection finds
+# empty is kept, header and all, on a list of its object size instead of being freed, and
+# the next request for a block of that size and kind takes it back: freeing it coalesced
+# it with its neighbours and taking it split it off again and set up its header, and both
 # hold Boehm's lock (Note [Recycled blocks], docs/notes/threaded-rts.md). Unmarked, the
-# block's marks are clear (Note [Clearing marks]). Each collection lists the emptied
-# blocks afresh; a request that finds no free block frees the listed ones and tries again,
-# so blocks kept for one size never make Boehm collect or grow the heap for another.
+# block's marks are clear (Note [Clearing marks]). The lists are per owner (the runtime
+# numbers each capability's thread, GC_lz_set_owner), and a thread takes back its own
+# blocks first: their lines may still be in its core's caches. Each collection lists the
+# emptied blocks afresh; a request that finds no free block frees the listed ones and
+# tries again, so blocks kept for one size never make Boehm collect or grow the heap.
+set(a "    unsigned short hb_last_reclaimed;
+")
+set(b "${a}    unsigned short hb_lz_owner; /* Lz: whose block (Note [Recycled blocks]) */
+")
+lz_patch(include/private/gc_priv.h "${a}" "${b}" "hb_lz_owner")
+set(a "# define ANY_INDEX 23")
+set(b "/* Lz: recycled blocks (allchblk.c): owners, the largest object size  */
+/* in granules, the kind (-1: none) and the lists, by owner and size.   */
+# define GC_LZ_OWNERS 16
+# define GC_LZ_RECYCLE_MAXG 32
+GC_API int GC_lz_recycle_kind;
+GC_EXTERN struct hblk *GC_lz_empty_blocks[GC_LZ_OWNERS][GC_LZ_RECYCLE_MAXG + 1];
+GC_EXTERN GC_bool GC_lz_have_empty_blocks;
+
+${a}")
+lz_patch(include/private/gc_priv.h "${a}" "${b}" "GC_LZ_OWNERS")
 set(a "GC_INNER struct hblk *
 GC_allochblk(size_t sz, int kind, unsigned flags/* IGNORE_OFF_PAGE or 0 */)
 {
 ")
-set(b "/* Lz: the kind whose emptied blocks are recycled (-1: none), and the  */
-/* lists of them by object size in granules, linked through hb_next.    */
-GC_API int GC_lz_recycle_kind = -1;
-GC_INNER struct hblk *GC_lz_empty_blocks[MAXOBJGRANULES + 1];
+set(b "GC_API int GC_lz_recycle_kind = -1;
+GC_INNER struct hblk *GC_lz_empty_blocks[GC_LZ_OWNERS][GC_LZ_RECYCLE_MAXG + 1];
 GC_INNER GC_bool GC_lz_have_empty_blocks = FALSE;
+static __thread unsigned short GC_lz_owner; /* 0 until set */
+
+GC_API void GC_CALL GC_lz_set_owner(unsigned owner)
+{
+    GC_lz_owner = (unsigned short)(owner % GC_LZ_OWNERS);
+}
 
 STATIC void GC_lz_free_empty_blocks(void)
 {
-    size_t lg;
+    size_t o, lg;
 
-    for (lg = 0; lg <= MAXOBJGRANULES; lg++) {
-      struct hblk *h = GC_lz_empty_blocks[lg];
+    for (o = 0; o < GC_LZ_OWNERS; o++)
+      for (lg = 0; lg <= GC_LZ_RECYCLE_MAXG; lg++) {
+        struct hblk *h = GC_lz_empty_blocks[o][lg];
 
-      GC_lz_empty_blocks[lg] = 0;
-      while (h != 0) {
-        struct hblk *next = HDR(h) -> hb_next;
+        GC_lz_empty_blocks[o][lg] = 0;
+        while (h != 0) {
+          struct hblk *next = HDR(h) -> hb_next;
 
-        GC_freehblk(h);
-        h = next;
+          GC_freehblk(h);
+          h = next;
+        }
       }
-    }
     GC_lz_have_empty_blocks = FALSE;
 }
 
@@ -269,19 +293,27 @@ GC_allochblk(size_t sz, int kind, unsigned flags/* IGNORE_OFF_PAGE or 0 */)
     struct hblk *h;
 
     GC_ASSERT(I_HOLD_LOCK());
-    if (kind == GC_lz_recycle_kind && sz <= MAXOBJBYTES && 0 == flags) {
-      size_t lg = BYTES_TO_GRANULES(sz);
+    if (kind != GC_lz_recycle_kind)
+      return GC_lz_allochblk_fresh(sz, kind, flags);
+    if (GC_lz_have_empty_blocks && 0 == flags
+        && sz <= GRANULES_TO_BYTES(GC_LZ_RECYCLE_MAXG)) {
+      size_t lg = BYTES_TO_GRANULES(sz), i;
 
-      h = GC_lz_empty_blocks[lg];
-      if (h != 0) {
-        hdr *hhdr = HDR(h);
+      for (i = 0; i < GC_LZ_OWNERS; i++) { /* its own first */
+        size_t o = (GC_lz_owner + i) % GC_LZ_OWNERS;
 
-        GC_ASSERT(hhdr -> hb_sz == sz && 0 == hhdr -> hb_n_marks);
-        GC_lz_empty_blocks[lg] = hhdr -> hb_next;
-        hhdr -> hb_next = 0;
-        hhdr -> hb_last_reclaimed = (unsigned short)GC_gc_no;
-        GC_fail_count = 0;
-        return h;
+        h = GC_lz_empty_blocks[o][lg];
+        if (h != 0) {
+          hdr *hhdr = HDR(h);
+
+          GC_ASSERT(hhdr -> hb_sz == sz && 0 == hhdr -> hb_n_marks);
+          GC_lz_empty_blocks[o][lg] = hhdr -> hb_next;
+          hhdr -> hb_next = 0;
+          hhdr -> hb_last_reclaimed = (unsigned short)GC_gc_no;
+          hhdr -> hb_lz_owner = GC_lz_owner;
+          GC_fail_count = 0;
+          return h;
+        }
       }
     }
     h = GC_lz_allochblk_fresh(sz, kind, flags);
@@ -289,6 +321,7 @@ GC_allochblk(size_t sz, int kind, unsigned flags/* IGNORE_OFF_PAGE or 0 */)
       GC_lz_free_empty_blocks();
       h = GC_lz_allochblk_fresh(sz, kind, flags);
     }
+    if (h != 0) HDR(h) -> hb_lz_owner = GC_lz_owner;
     return h;
 }
 
@@ -303,12 +336,14 @@ set(a "          /* else */ {
             GC_freehblk(hbp);
           }
 ")
-set(b "          /* else */ if ((int)hhdr -> hb_obj_kind == GC_lz_recycle_kind) {
-            size_t lg = BYTES_TO_GRANULES(sz); /* Lz: keep it for reuse */
+set(b "          /* else */ if ((int)hhdr -> hb_obj_kind == GC_lz_recycle_kind
+                         && sz <= GRANULES_TO_BYTES(GC_LZ_RECYCLE_MAXG)) {
+            struct hblk **list = /* Lz: keep it for reuse */
+                &GC_lz_empty_blocks[hhdr -> hb_lz_owner][BYTES_TO_GRANULES(sz)];
 
             GC_bytes_found += HBLKSIZE;
-            hhdr -> hb_next = GC_lz_empty_blocks[lg];
-            GC_lz_empty_blocks[lg] = hbp;
+            hhdr -> hb_next = *list;
+            *list = hbp;
             GC_lz_have_empty_blocks = TRUE;
           } else {
             GC_bytes_found += HBLKSIZE;
@@ -316,15 +351,6 @@ set(b "          /* else */ if ((int)hhdr -> hb_obj_kind == GC_lz_recycle_kind) 
           }
 ")
 lz_patch(reclaim.c "${a}" "${b}" "Lz: keep it for reuse")
-set(a "STATIC void GC_reclaim_block(struct hblk *hbp, word report_if_found)
-{
-")
-set(b "extern int GC_lz_recycle_kind; /* Lz: allchblk.c */
-extern struct hblk *GC_lz_empty_blocks[MAXOBJGRANULES + 1];
-extern GC_bool GC_lz_have_empty_blocks;
-
-${a}")
-lz_patch(reclaim.c "${a}" "${b}" "extern int GC_lz_recycle_kind")
 set(a "  /* Go through all heap blocks (in hblklist) and reclaim unmarked objects */
 ")
 set(b "    /* Lz: the listed blocks are still in use, unmarked: listed afresh below */
