@@ -295,6 +295,16 @@ GC_allochblk(size_t sz, int kind, unsigned flags/* IGNORE_OFF_PAGE or 0 */)
     GC_ASSERT(I_HOLD_LOCK());
     if (kind != GC_lz_recycle_kind)
       return GC_lz_allochblk_fresh(sz, kind, flags);
+    { /* the lists' heads are not roots (a head's first object would be marked) */
+      static GC_bool lz_lists_excluded = FALSE;
+
+      if (!lz_lists_excluded) {
+        GC_exclude_static_roots_inner(GC_lz_empty_blocks,
+                                      (char *)GC_lz_empty_blocks
+                                      + sizeof(GC_lz_empty_blocks));
+        lz_lists_excluded = TRUE;
+      }
+    }
     if (GC_lz_have_empty_blocks && 0 == flags
         && sz <= GRANULES_TO_BYTES(GC_LZ_RECYCLE_MAXG)) {
       size_t lg = BYTES_TO_GRANULES(sz), i;

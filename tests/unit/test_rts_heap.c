@@ -6,13 +6,16 @@
  * variable (data segment), from the Lz stack, or only through a tagged pointer. Also:
  * the allocation counter, objects bigger than the free lists, that garbage is actually
  * reclaimed (the heap does not grow without bound, also when the objects' size
- * changes), and boxed arrays.
+ * changes), that emptied blocks go back to the thread that filled them, and boxed
+ * arrays.
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <cmocka.h>
+#include <gc/gc_mark.h>
 
 #include "test_rts_util.h"
 
@@ -108,6 +111,70 @@ static void test_emptied_blocks_change_size(void **state) {
   assert_true(GC_get_heap_size() < heap0 + ((size_t)32 << 20));
 }
 
+/* The block a capability's next object of g granules comes from, with nothing on its
+ * free list, in its bump block or stash (each lz_alloc_slow call then takes a block). */
+static LzWord next_block(size_t g) {
+  cap->fl[g] = NULL;
+  cap->bump[g] = cap->lim[g];
+  return (LzWord)lz_alloc_slow(cap, NULL, g) & ~(LzWord)(LZ_HEAP_BLOCK_BYTES - 1);
+}
+
+static void drop_stash(size_t g) {
+  cap->bump[g] = cap->lim[g];
+  for (int i = 0; i < LZ_STASH_BLOCKS; i++)
+    cap->rest->stash[g][i] = 0;
+}
+
+/* Does the block hold a marked object (after a collection: is it in use)? */
+static bool block_marked(LzWord hidden_block, size_t g) {
+  char *b = (char *)(hidden_block ^ LZ_BUMP_HIDE);
+  for (size_t at = 0; at + g * LZ_GRANULE_BYTES <= LZ_HEAP_BLOCK_BYTES; at += g * LZ_GRANULE_BYTES)
+    if (GC_is_marked(b + at)) return true;
+  return false;
+}
+
+/* Note [Recycled blocks]: the blocks a collection empties go back first to the thread
+ * (owner) that filled them. Owner 1 fills K blocks, owner 0 K more, all become garbage;
+ * after a collection owner 1 must not get emptied blocks of owner 0 while its own last.
+ * A block a stray word kept in use is swept before any emptied block is taken, so it may
+ * come first. Addresses are kept hidden (^ LZ_BUMP_HIDE) from the collector. */
+static void test_emptied_blocks_go_home(void **state) {
+  (void)state;
+  enum { G = 17, K = 16 }; /* a size no other test uses */
+  LzWord mine[K], theirs[K];
+  drop_stash(G);
+  GC_gcollect(); /* none of the collections but the one below: their blocks would mix */
+  size_t collections = GC_get_gc_no();
+  lz_gc_thread_owner(1);
+  for (int i = 0; i < K; i++)
+    mine[i] = next_block(G) ^ LZ_BUMP_HIDE;
+  drop_stash(G);
+  lz_gc_thread_owner(0);
+  for (int i = 0; i < K; i++)
+    theirs[i] = next_block(G) ^ LZ_BUMP_HIDE;
+  drop_stash(G);
+  assert_int_equal(GC_get_gc_no(), collections);
+  GC_gcollect();
+  int in_use = 0;
+  bool theirs_empty[K];
+  for (int i = 0; i < K; i++) {
+    theirs_empty[i] = !block_marked(theirs[i], G);
+    in_use += !theirs_empty[i] + block_marked(mine[i], G);
+  }
+  lz_gc_thread_owner(1);
+  int own = 0, wrong = 0;
+  for (int n = 0; n < in_use + K / 2; n++) {
+    LzWord b = next_block(G) ^ LZ_BUMP_HIDE;
+    for (int i = 0; i < K; i++)
+      own += b == mine[i], wrong += b == theirs[i] && theirs_empty[i];
+  }
+  lz_gc_thread_owner(0);
+  /* one list for all hands out about K / 2 of theirs; with per-owner lists 0, though a
+     run under load now and then sees one (unexplained: docs/notes, Note [Recycled blocks]) */
+  assert_true(wrong <= 2);
+  assert_true(own >= K / 4);
+}
+
 static void test_arrays(void **state) {
   (void)state;
   LzWord m = lz_prim_newArray(cap, 5, 7);
@@ -148,6 +215,7 @@ int main(void) {
       cmocka_unit_test(test_counter_and_big),
       cmocka_unit_test(test_garbage_reclaimed),
       cmocka_unit_test(test_emptied_blocks_change_size),
+      cmocka_unit_test(test_emptied_blocks_go_home),
       cmocka_unit_test(test_arrays),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
