@@ -170,7 +170,7 @@ static void test_emptied_blocks_go_home(void **state) {
   }
   lz_gc_thread_owner(0);
   /* one list for all hands out about K / 2 of theirs; with per-owner lists 0, though a
-     run under load now and then sees one (unexplained: docs/notes, Note [Recycled blocks]) */
+     stray copy of an address can keep a block in use (Note [Recycled blocks]) */
   assert_true(wrong <= 2);
   assert_true(own >= K / 4);
 }
