@@ -62,8 +62,8 @@ static GC_push_other_roots_proc next_push;
 GC_API void *GC_CALL GC_lz_take_blocks(size_t lb, int k, GC_word *bump, GC_word *lim, GC_word *more,
                                        size_t n_more, GC_word hide);
 GC_API void GC_CALL GC_lz_set_marks(const void *p, const void *q);
-GC_API GC_word GC_CALL GC_lz_marked_bytes(void); /* Note [Heap sizing] */
-GC_API int GC_lz_recycle_kind;                   /* Note [Recycled blocks] */
+GC_API GC_word GC_CALL GC_lz_marked_bytes(void);   /* Note [Heap sizing] */
+GC_API void GC_CALL GC_lz_set_recycle_kind(int k); /* Note [Recycled blocks] */
 GC_API void GC_CALL GC_lz_set_owner(unsigned owner);
 extern void (*GC_lz_before_rescan)(void);
 
@@ -310,7 +310,7 @@ void lz_gc_init(void) {
   for (int d = 1; d <= (int)LZ_TAG_MASK; d++)
     GC_register_displacement((size_t)d); /* tagged pointers in heap words */
   uninit_kind = GC_new_kind(GC_new_free_list(), GC_DS_LENGTH, 1, 0); /* scan all, no clearing */
-  GC_lz_recycle_kind = (int)uninit_kind;
+  GC_lz_set_recycle_kind((int)uninit_kind);
   next_push = GC_get_push_other_roots(); /* before any thread or spark pool hooks on */
   GC_set_push_other_roots(mark_free_lists);
   GC_lz_before_rescan = clear_unallocated;

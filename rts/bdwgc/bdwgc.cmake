@@ -45,8 +45,14 @@ set(LZ_BDWGC_INCLUDE ${LZ_BDWGC_PREFIX}/include)
 file(MAKE_DIRECTORY ${LZ_BDWGC_INCLUDE}) # imported targets may not name a missing directory
 
 set(LZ_GC_ARCHIVE ${CMAKE_BINARY_DIR}/liblzgc.a)
+# Ninja takes libgc.a for the build step's (BUILD_BYPRODUCTS), but the install step writes
+# it: without the install stamp, a rebuilt Boehm reached liblzgc.a only at the next run
+set(LZ_BDWGC_INSTALLED "")
+if(NOT LZ_BDWGC_DIR)
+  set(LZ_BDWGC_INSTALLED ${LZ_BDWGC_PREFIX}/src/bdwgc-stamp/bdwgc-install)
+endif()
 add_custom_command(OUTPUT ${LZ_GC_ARCHIVE}
   COMMAND ${CMAKE_COMMAND} -E copy ${LZ_BDWGC_PREFIX}/lib/libgc.a ${LZ_GC_ARCHIVE}
-  DEPENDS bdwgc ${LZ_BDWGC_PREFIX}/lib/libgc.a
+  DEPENDS bdwgc ${LZ_BDWGC_PREFIX}/lib/libgc.a ${LZ_BDWGC_INSTALLED}
   COMMENT "liblzgc.a (Boehm GC with 64 KB blocks)" VERBATIM)
 add_custom_target(lzgc_archive ALL DEPENDS ${LZ_GC_ARCHIVE})

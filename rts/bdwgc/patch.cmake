@@ -2,7 +2,7 @@
 # small changes for 64 KB heap blocks (Note [Boehm's block size], docs/notes/threaded-rts.md),
 # four additions (GC_lz_take_blocks and GC_lz_set_marks, at the end: Note [Bump
 # allocation]; GC_lz_marked_bytes and GC_lz_before_rescan: Note [Heap sizing]) and one fix
-# (the mmap hint is not a root: Note [Stale registers]), 8-byte granules (Note [Granules])
+# (the mmap hint is not a root: Note [Stale registers]), 8-byte granules (Note [Granules]),
 # no clearing of unmarked blocks' marks (Note [Clearing marks]) and emptied blocks kept for
 # their size and owner (Note [Recycled blocks]).
 #  - gc_priv.h accepts -DHBLKSIZE only up to 16384: add 65536 (LOG 16), the size the
@@ -246,7 +246,7 @@ set(b "/* Lz: recycled blocks (allchblk.c): owners, the largest object size  */
 /* in granules, the kind (-1: none) and the lists, by owner and size.   */
 # define GC_LZ_OWNERS 16
 # define GC_LZ_RECYCLE_MAXG 32
-GC_API int GC_lz_recycle_kind;
+GC_EXTERN int GC_lz_recycle_kind;
 GC_EXTERN struct hblk *GC_lz_empty_blocks[GC_LZ_OWNERS][GC_LZ_RECYCLE_MAXG + 1];
 GC_EXTERN GC_bool GC_lz_have_empty_blocks;
 
@@ -256,10 +256,24 @@ set(a "GC_INNER struct hblk *
 GC_allochblk(size_t sz, int kind, unsigned flags/* IGNORE_OFF_PAGE or 0 */)
 {
 ")
-set(b "GC_API int GC_lz_recycle_kind = -1;
+set(b "GC_INNER int GC_lz_recycle_kind = -1;
 GC_INNER struct hblk *GC_lz_empty_blocks[GC_LZ_OWNERS][GC_LZ_RECYCLE_MAXG + 1];
 GC_INNER GC_bool GC_lz_have_empty_blocks = FALSE;
 static __thread unsigned short GC_lz_owner; /* 0 until set */
+
+/* Lz: recycle the emptied blocks of kind k. The lists are not roots (a */
+/* head's first object would be marked and its stale words traced).    */
+GC_API void GC_CALL GC_lz_set_recycle_kind(int k)
+{
+    DCL_LOCK_STATE;
+
+    LOCK();
+    GC_exclude_static_roots_inner(GC_lz_empty_blocks,
+                                  (char *)GC_lz_empty_blocks
+                                  + sizeof(GC_lz_empty_blocks));
+    GC_lz_recycle_kind = k;
+    UNLOCK();
+}
 
 GC_API void GC_CALL GC_lz_set_owner(unsigned owner)
 {
@@ -295,16 +309,6 @@ GC_allochblk(size_t sz, int kind, unsigned flags/* IGNORE_OFF_PAGE or 0 */)
     GC_ASSERT(I_HOLD_LOCK());
     if (kind != GC_lz_recycle_kind)
       return GC_lz_allochblk_fresh(sz, kind, flags);
-    { /* the lists' heads are not roots (a head's first object would be marked) */
-      static GC_bool lz_lists_excluded = FALSE;
-
-      if (!lz_lists_excluded) {
-        GC_exclude_static_roots_inner(GC_lz_empty_blocks,
-                                      (char *)GC_lz_empty_blocks
-                                      + sizeof(GC_lz_empty_blocks));
-        lz_lists_excluded = TRUE;
-      }
-    }
     if (GC_lz_have_empty_blocks && 0 == flags
         && sz <= GRANULES_TO_BYTES(GC_LZ_RECYCLE_MAXG)) {
       size_t lg = BYTES_TO_GRANULES(sz), i;
@@ -346,18 +350,19 @@ set(a "          /* else */ {
             GC_freehblk(hbp);
           }
 ")
-set(b "          /* else */ if ((int)hhdr -> hb_obj_kind == GC_lz_recycle_kind
-                         && sz <= GRANULES_TO_BYTES(GC_LZ_RECYCLE_MAXG)) {
-            struct hblk **list = /* Lz: keep it for reuse */
-                &GC_lz_empty_blocks[hhdr -> hb_lz_owner][BYTES_TO_GRANULES(sz)];
+set(b "          /* else */ {
+            GC_bytes_found += HBLKSIZE;
+            if ((int)hhdr -> hb_obj_kind == GC_lz_recycle_kind
+                && sz <= GRANULES_TO_BYTES(GC_LZ_RECYCLE_MAXG)) {
+              struct hblk **list = /* Lz: keep it for reuse */
+                  &GC_lz_empty_blocks[hhdr -> hb_lz_owner][BYTES_TO_GRANULES(sz)];
 
-            GC_bytes_found += HBLKSIZE;
-            hhdr -> hb_next = *list;
-            *list = hbp;
-            GC_lz_have_empty_blocks = TRUE;
-          } else {
-            GC_bytes_found += HBLKSIZE;
-            GC_freehblk(hbp);
+              hhdr -> hb_next = *list;
+              *list = hbp;
+              GC_lz_have_empty_blocks = TRUE;
+            } else {
+              GC_freehblk(hbp);
+            }
           }
 ")
 lz_patch(reclaim.c "${a}" "${b}" "Lz: keep it for reuse")
