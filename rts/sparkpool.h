@@ -84,7 +84,7 @@ typedef struct LzSparkPool {
   _Alignas(LZ_SPARK_LINE) int64_t top_cache; /* a lower bound of top (GHC's topBound)  */
   uint64_t seq;             /* par# calls so far on this capability (Note [Spark ids])     */
   LzSparkCounters counters; /* written only by the owner (see lz_spark_find)          */
-  LzSpark *scratch;         /* lz_spark_pool_prune's buffer, uncollectable, made on demand */
+  LzSpark *scratch;         /* lz_spark_pool_prune's buffer, uncollectable, made with the pool */
   uint64_t pruned_gc;       /* Boehm's collection count at the last lz_spark_pool_prune_after_gc */
   struct LzSparkPool *next_pool; /* every live pool, for the mark (under Boehm's lock) */
 } LzSparkPool;

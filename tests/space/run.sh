@@ -24,6 +24,10 @@
 #                           (a spark blocked on main's fold once kept its list from the
 #                           sleeping capability's stack: 3 GB; Note [Idle in Boehm's
 #                           blocking state])
+#   coins-N2                bench/nofib-mini/coins, -threaded, 7 700 at -N2, 4 runs: each in
+#                           < 46 MB (40 MB: the initial 32 MB heap; the spark pool's prune
+#                           buffer, made at the first prune, once made Boehm grow it to
+#                           43 MB: 52 MB; Note [Spark pools and Boehm])
 #   nbody-threaded-N1       bench/nofib-mini/nbody, -threaded, 800 30 20 at -N1, 6 runs:
 #                           each in < 45 MB (the bump pointers once leaked the list of
 #                           `energy`: 60-70 MB in most runs; Note [Bump allocation])
@@ -56,6 +60,7 @@ CASES=(
   "overflow-O2|stack_overflow|-O2|+RTS -K1m -RTS|2|100|"
   "foldl-lazybh-N2|foldl_strict|-O2 -threaded|+RTS -N2 --lazy-blackholing -RTS|0|80|5000000050000000"
   "blocked-owner-N2|blocked_owner|-O1 -threaded|+RTS -N2 -RTS|0|100|800000020000003\n800000020000002|4"
+  "coins-N2|bench/nofib-mini/coins/Main.lz|-O2 -threaded|7 700 +RTS -N2 -RTS|0|46|98698|4"
   "nbody-threaded-N1|bench/nofib-mini/nbody/Main.lz|-O2 -threaded|800 30 20 +RTS -N1 -RTS|0|45|@bench/nofib-mini/nbody/nbody.fast.stdout|6"
 )
 # expected stderr of the overflow cases (PROG is the program's name), as GHC prints it
