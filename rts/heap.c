@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "eventlog.h"
@@ -210,42 +209,6 @@ static void grow_heap(void) {
     (void)GC_expand_hp(want - heap); /* failure: Boehm goes on with the heap it has */
 }
 
-/* ---- Note [Huge pages] (docs/notes/threaded-rts.md) --------------------------------------
- * Boehm maps its heap sections with plain mmap. A heap sized for the live data grows to
- * hundreds of MB (queens 13 at -N2: 240 MB), and first touching it page by page cost 0.4-0.6
- * s of system time per run on this VM (a page fault is a trip through the hypervisor);
- * transparent huge pages take one fault per 2 MB. Most systems (Debian's default) give
- * huge pages only to memory advised with MADV_HUGEPAGE, and Boehm has no hook for its
- * mmap, so when the heap has grown (Boehm's resize callback, which only raises a flag: it
- * runs with Boehm's lock held), the next allocation slow path advises every anonymous
- * private read-write mapping of 2 MB or more that begins or ends in Boehm's heap.
- * Advising memory that is already touched only changes its future faults. */
-static atomic_bool heap_grew;
-
-static void GC_CALLBACK on_heap_resize(GC_word new_size) {
-  (void)new_size;
-  atomic_store_explicit(&heap_grew, true, memory_order_relaxed);
-}
-
-static void advise_huge_pages(void) {
-  if (!atomic_exchange_explicit(&heap_grew, false, memory_order_relaxed)) return;
-  FILE *f = fopen("/proc/self/maps", "re");
-  if (!f) return;
-  char line[512];
-  while (fgets(line, sizeof line, f)) {
-    unsigned long start, end, inode;
-    char perms[8];
-    int path_at = 0;
-    if (sscanf(line, "%lx-%lx %7s %*s %*s %lu %n", &start, &end, perms, &inode, &path_at) < 4)
-      continue;
-    bool anonymous = inode == 0 && (line[path_at] == '\0' || line[path_at] == '\n');
-    if (!anonymous || strcmp(perms, "rw-p") != 0 || end - start < (2ul << 20)) continue;
-    if (GC_is_heap_ptr((void *)start) || GC_is_heap_ptr((void *)(end - 4096)))
-      (void)madvise((void *)start, end - start, MADV_HUGEPAGE); /* EINVAL: no THP, fine */
-  }
-  fclose(f);
-}
-
 /* Clear the words below the running thread's sp when a collection starts inside
  * lz_alloc_slow (the only time the runtime knows the exact sp). */
 static void on_gc_event(GC_EventType ev) {
@@ -318,7 +281,6 @@ void lz_gc_init(void) {
   if (lz_flags.max_heap_bytes) GC_set_max_heap_size(lz_flags.max_heap_bytes);
   unsigned caps = flag_caps();
   heap_factor = lz_flags.heap_factor < 1 ? 0 : 1 + (lz_flags.heap_factor - 1) * caps;
-  GC_set_on_heap_resize(on_heap_resize);
   size_t heap = GC_get_heap_size(), want = lz_flags.initial_heap_bytes;
   if (!lz_flags.initial_heap_total) /* -A and the default are per capability, -H the total */
     want *= caps < INITIAL_CAPS_MAX ? caps : INITIAL_CAPS_MAX;
@@ -327,7 +289,6 @@ void lz_gc_init(void) {
     GC_expand_hp(want - heap);
   GC_set_on_collection_event(on_gc_event);
   mp_set_memory_functions(gmp_alloc, gmp_realloc, gmp_free);
-  advise_huge_pages();
 }
 
 /* Note [Recycled blocks]: the blocks a collection empties go back to the thread that
@@ -358,7 +319,6 @@ void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
            GC_lz_take_blocks(granules * LZ_GRANULE_BYTES, (int)uninit_kind, &cap->bump[granules],
                              &cap->lim[granules], stash, LZ_STASH_BLOCKS, LZ_BUMP_HIDE))) {
     if (atomic_load_explicit(&heap_want, memory_order_relaxed)) grow_heap();
-    if (atomic_load_explicit(&heap_grew, memory_order_relaxed)) advise_huge_pages();
     return fresh;
   }
   cap->rest->gc_sp = sp;
@@ -367,7 +327,6 @@ void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
   cap->rest->gc_sp = NULL;
   if (!list) lz_heap_exhausted();
   if (atomic_load_explicit(&heap_want, memory_order_relaxed)) grow_heap();
-  if (atomic_load_explicit(&heap_grew, memory_order_relaxed)) advise_huge_pages();
   /* Word 0 (the free-list link) becomes the object's header, which other capabilities
      access atomically once compiled code has published the object. Compiled code is not
      instrumented, so ThreadSanitizer sees no order between this thread's accesses here

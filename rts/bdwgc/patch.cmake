@@ -3,8 +3,9 @@
 # four additions (GC_lz_take_blocks and GC_lz_set_marks, at the end: Note [Bump
 # allocation]; GC_lz_marked_bytes and GC_lz_before_rescan: Note [Heap sizing]) and one fix
 # (the mmap hint is not a root: Note [Stale registers]), 8-byte granules (Note [Granules]),
-# no clearing of unmarked blocks' marks (Note [Clearing marks]) and emptied blocks kept for
-# their size and owner (Note [Recycled blocks]).
+# no clearing of unmarked blocks' marks (Note [Clearing marks]), emptied blocks kept for
+# their size and owner (Note [Recycled blocks]), mappings in advised huge pages (Note [Huge
+# pages]) and one more fix for 64 KB blocks (recycled scratch areas aligned to blocks).
 #  - gc_priv.h accepts -DHBLKSIZE only up to 16384: add 65536 (LOG 16), the size the
 #    collector already uses on targets with 64 KB pages.
 #  - os_dep.c maps its heap with mmap and stops if the result is not block-aligned; Linux
@@ -374,3 +375,77 @@ set(b "    /* Lz: the listed blocks are still in use, unmarked: listed afresh be
 
 ${a}")
 lz_patch(reclaim.c "${a}" "${b}" "listed afresh below")
+
+# Every mapping on a huge-page boundary, advised MADV_HUGEPAGE, and the heap's growth and
+# the header store's chunks in whole huge pages (Note [Huge pages], docs/notes/threaded-rts.md):
+# a first touch costs a trip through the hypervisor per page, and the headers (8 KB of mark
+# bytes per 64 KB block) came in 1 MB chunks of 4 KB pages.
+set(a "# define ANY_INDEX 23")
+set(b "# define LZ_MAP_ALIGN ((size_t)2 << 20) /* Lz: a huge page */
+${a}")
+lz_patch(include/private/gc_priv.h "${a}" "${b}" "LZ_MAP_ALIGN")
+set(a "    result = mmap(last_addr, bytes + HBLKSIZE - GC_page_size, (PROT_READ | PROT_WRITE)
+                                    | (GC_pages_executable ? PROT_EXEC : 0),
+                  GC_MMAP_FLAGS | OPT_MAP_ANON, zero_fd, 0/* offset */);
+#   undef IGNORE_PAGES_EXECUTABLE
+    /* Lz: mmap aligns to pages only; keep the HBLKSIZE-aligned part. */
+    if (result != MAP_FAILED && HBLKSIZE > GC_page_size) {
+      ptr_t lz_end = (ptr_t)result + bytes + HBLKSIZE - GC_page_size;
+      ptr_t lz_start = (ptr_t)(((word)result + HBLKSIZE - 1)
+                               & ~(word)(HBLKSIZE - 1));
+      if (lz_start != (ptr_t)result)
+        munmap(result, (size_t)(lz_start - (ptr_t)result));
+      if (lz_start + bytes != lz_end)
+        munmap(lz_start + bytes, (size_t)(lz_end - (lz_start + bytes)));
+      result = lz_start;
+    }
+")
+set(b "    result = mmap(last_addr, bytes + LZ_MAP_ALIGN - GC_page_size, (PROT_READ | PROT_WRITE)
+                                    | (GC_pages_executable ? PROT_EXEC : 0),
+                  GC_MMAP_FLAGS | OPT_MAP_ANON, zero_fd, 0/* offset */);
+#   undef IGNORE_PAGES_EXECUTABLE
+    /* Lz: mmap aligns to pages only; keep the part aligned to a huge   */
+    /* page (so also to HBLKSIZE), advised to use them.                 */
+    if (result != MAP_FAILED) {
+      ptr_t lz_end = (ptr_t)result + bytes + LZ_MAP_ALIGN - GC_page_size;
+      ptr_t lz_start = (ptr_t)(((word)result + LZ_MAP_ALIGN - 1)
+                               & ~(word)(LZ_MAP_ALIGN - 1));
+      if (lz_start != (ptr_t)result)
+        munmap(result, (size_t)(lz_start - (ptr_t)result));
+      if (lz_start + bytes != lz_end)
+        munmap(lz_start + bytes, (size_t)(lz_end - (lz_start + bytes)));
+      result = lz_start;
+#     ifdef MADV_HUGEPAGE
+        (void)madvise(result, bytes, MADV_HUGEPAGE); /* fails: no THP, fine */
+#     endif
+    }
+")
+lz_patch(os_dep.c "${a}" "${b}" "Lz: mmap aligns to pages only; keep the part aligned to a huge")
+set(a "    bytes = ROUNDUP_PAGESIZE((size_t)n * HBLKSIZE);
+")
+set(b "    bytes = ((size_t)n * HBLKSIZE + LZ_MAP_ALIGN - 1)
+            & ~(LZ_MAP_ALIGN - 1); /* Lz: whole huge pages */
+")
+lz_patch(alloc.c "${a}" "${b}" "Lz: whole huge pages")
+set(a "        bytes_to_get = ROUNDUP_PAGESIZE_IF_MMAP(MINHINCR * HBLKSIZE);
+")
+set(b "        bytes_to_get = LZ_MAP_ALIGN; /* Lz: a huge page at a time */
+")
+lz_patch(headers.c "${a}" "${b}" "Lz: a huge page at a time")
+
+# alloc.c: GC_scratch_recycle_inner gives the heap the whole pages of a scratch area it no
+# longer needs (an outgrown mark stack or heap-section table), but GC_add_to_heap needs
+# whole HBLKSIZE blocks: with 64 KB blocks a 4 KB-aligned area became a section whose
+# blocks ran over the headers beside it (a mark stack in a 2 MB scratch chunk: queens 14
+# at -N2 crashed in every run). Align to blocks instead.
+set(a "  page_offset = (word)ptr & (GC_page_size - 1);
+  if (page_offset != 0)
+    displ = GC_page_size - page_offset;
+  recycled_bytes = bytes > displ ? (bytes - displ) & ~(GC_page_size - 1) : 0;
+")
+set(b "  page_offset = (word)ptr & (HBLKSIZE - 1); /* Lz: blocks, not pages */
+  if (page_offset != 0)
+    displ = HBLKSIZE - page_offset;
+  recycled_bytes = bytes > displ ? (bytes - displ) & ~(word)(HBLKSIZE - 1) : 0;
+")
+lz_patch(alloc.c "${a}" "${b}" "Lz: blocks, not pages")

@@ -6,8 +6,8 @@
  * variable (data segment), from the Lz stack, or only through a tagged pointer. Also:
  * the allocation counter, objects bigger than the free lists, that garbage is actually
  * reclaimed (the heap does not grow without bound, also when the objects' size
- * changes), that emptied blocks go back to the thread that filled them, and boxed
- * arrays.
+ * changes), that emptied blocks go back to the thread that filled them, boxed arrays,
+ * and a structure that makes Boehm's mark stack grow.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -207,6 +207,39 @@ static void test_arrays(void **state) {
   assert_int_equal(lz_prim_unsafeCoerce(cap, 0x1231), 0x1231);
 }
 
+/* A list of n cells, each pointing to a leaf of its own: Boehm's depth-first marking
+ * keeps one leaf per cell on its mark stack, so 300 000 cells overflow the initial
+ * stack (64 K entries) and make it grow at the following collections. Boehm gives each
+ * outgrown stack to the heap (GC_scratch_recycle_inner), which with 64 KB blocks and
+ * 4 KB alignment made heap blocks of the headers beside it (rts/bdwgc/patch.cmake, "Lz:
+ * blocks, not pages"). The list and the leaves must come through intact. */
+static void test_mark_stack_grows(void **state) {
+  (void)state;
+  enum { CELLS = 300000 };
+  LzWord list = 0;
+  for (size_t i = 0; i < CELLS; i++) {
+    LzWord *leaf = test_alloc(cap, NULL, 2);
+    leaf[0] = i * 8, leaf[1] = (LzWord)leaf; /* a pointer: the leaf is pushed, not just marked */
+    LzWord *cell = test_alloc(cap, NULL, 3);
+    cell[0] = i * 8, cell[1] = (LzWord)leaf, cell[2] = list;
+    list = (LzWord)cell;
+  }
+  root = list;
+  for (int k = 0; k < 6; k++) { /* the stack grows at each of the first few */
+    GC_gcollect();
+    for (size_t words = 2; words <= 12; words += 5)
+      make_chain(50000, words, 0); /* reuse the freed blocks, of several sizes */
+  }
+  size_t ok = 0;
+  for (LzWord c = root; c; c = ((LzWord *)c)[2]) {
+    const LzWord *cell = (const LzWord *)c, *leaf = (const LzWord *)cell[1];
+    if (cell[0] != (CELLS - 1 - ok) * 8 || leaf[0] != cell[0] || leaf[1] != cell[1]) break;
+    ok++;
+  }
+  assert_int_equal(ok, CELLS);
+  root = 0;
+}
+
 int main(void) {
   cap = lz_rts_init();
   const struct CMUnitTest tests[] = {
@@ -217,6 +250,7 @@ int main(void) {
       cmocka_unit_test(test_emptied_blocks_change_size),
       cmocka_unit_test(test_emptied_blocks_go_home),
       cmocka_unit_test(test_arrays),
+      cmocka_unit_test(test_mark_stack_grows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
