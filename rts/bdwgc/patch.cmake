@@ -449,3 +449,39 @@ set(b "  page_offset = (word)ptr & (HBLKSIZE - 1); /* Lz: blocks, not pages */
   recycled_bytes = bytes > displ ? (bytes - displ) & ~(word)(HBLKSIZE - 1) : 0;
 ")
 lz_patch(alloc.c "${a}" "${b}" "Lz: blocks, not pages")
+
+# pthread_support.c: the helper markers' CPU time, which +RTS -s adds to the collecting
+# thread's own as GC time (rts/stats.c; GHC sums its GC threads' CPU the same way). Each
+# helper reads its thread clock around every mark phase it helps with.
+set(a "    GC_help_marker(my_mark_no);
+  }
+}
+")
+set(b "    {
+      struct timespec lz_t0, lz_t1; /* Lz: GC_lz_marker_cpu_ns */
+
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &lz_t0);
+      GC_help_marker(my_mark_no);
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &lz_t1);
+      __atomic_fetch_add(&GC_lz_marker_ns,
+                         (GC_word)((lz_t1.tv_sec - lz_t0.tv_sec) * 1000000000L
+                                   + (lz_t1.tv_nsec - lz_t0.tv_nsec)),
+                         __ATOMIC_RELAXED);
+    }
+  }
+}
+
+/* Lz: the helper markers' CPU time so far, in ns (not the collecting  */
+/* thread's: it marks too, and rts/stats.c reads its own clock).        */
+GC_API GC_word GC_CALL GC_lz_marker_cpu_ns(void)
+{
+  return __atomic_load_n(&GC_lz_marker_ns, __ATOMIC_RELAXED);
+}
+")
+lz_patch(pthread_support.c "${a}" "${b}" "GC_lz_marker_cpu_ns")
+set(a "STATIC void * GC_mark_thread(void * id)
+")
+set(b "static GC_word GC_lz_marker_ns; /* Lz: GC_lz_marker_cpu_ns */
+
+${a}")
+lz_patch(pthread_support.c "${a}" "${b}" "static GC_word GC_lz_marker_ns")

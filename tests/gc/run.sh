@@ -8,7 +8,9 @@
 # collections were parallel (the "par" column of -s: Boehm marked with more than one
 # thread), Note [GC threads] in docs/notes/threaded-rts.md: -N1 marks with one thread,
 # -N2 with two (this machine has >= 2 cores, else that case is skipped), -qn<n> and -qg
-# override it, GC_MARKERS in the environment overrides them all, and -qn0 is an error.
+# override it, GC_MARKERS in the environment overrides them all, and -qn0 is an error; and
+# that -s's GC CPU time is at most the markers' share of its elapsed time, also with both
+# capabilities busy (bench/nofib-mini/coins at -N2).
 # Also: lzc refuses a runtime that has no liblzgc.a beside it (Note [Granules]).
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -41,7 +43,23 @@ check() {
     echo "FAIL $name: $colls collections, $par parallel, expected $want parallel"
     fails=$((fails + 1)); return
   fi
-  echo "ok   $name: $colls collections, $par parallel"
+  local markers=1
+  [ "$want" = all ] && markers=2
+  gc_time_ok "$name" "$err" $markers || return
+  echo "ok   $name: $colls collections, $par parallel, $gc_time"
+}
+
+# -s's GC CPU time can be at most the markers' share of its elapsed time (+ 10 ms of clock
+# steps). The process clock once counted into each collection the mutator time of the
+# capability it stopped: coins at -N2 showed 0.22 s of GC CPU in 0.03 s.
+gc_time_ok() {
+  local name="$1" err="$2" markers="$3" gc_cpu gc_wall
+  read -r gc_cpu gc_wall < <(sed -n 's/^ *GC  *time *\([0-9.]*\)s *( *\([0-9.]*\)s elapsed).*/\1 \2/p' "$err")
+  gc_time="GC ${gc_cpu:-?} s CPU in ${gc_wall:-?} s"
+  if [ -z "${gc_cpu:-}" ] || ! awk -v c="$gc_cpu" -v w="$gc_wall" -v m="$markers" 'BEGIN { exit !(c <= m * w + 0.01) }'; then
+    echo "FAIL $name: $gc_time with $markers marker(s)"
+    fails=$((fails + 1)); return 1
+  fi
 }
 
 check n1 - "-N1" none
@@ -55,6 +73,18 @@ check n2-qn1 - "-N2 -qn1" none
 check n2-qg - "-N2 -qg" none
 check n2-env GC_MARKERS=1 "-N2 -qn2" none
 check n1-env GC_MARKERS=2 "-N1" all
+
+# both capabilities in the mutator when a collection stops one
+if [ "$cores" -ge 2 ]; then
+  coins="$WORK/coins"
+  "$LZC" -O2 -threaded "$here/../../bench/nofib-mini/coins/Main.lz" -o "$coins" || { echo "FAIL: compile coins"; exit 1; }
+  out=$("$coins" 7 700 +RTS -N2 -s -RTS 2>"$WORK/coins.stderr")
+  if [ "$out" != 98698 ]; then
+    echo "FAIL coins-n2: output '$out'"; fails=$((fails + 1))
+  elif gc_time_ok coins-n2 "$WORK/coins.stderr" 2; then
+    echo "ok   coins-n2: $gc_time"
+  fi
+fi
 
 msg=$("$prog" +RTS -qn0 -RTS 2>&1)
 rc=$?
