@@ -50,6 +50,7 @@ set(b "    result = mmap(last_addr, bytes + HBLKSIZE - GC_page_size, (PROT_READ 
     }
 ")
 lz_patch(os_dep.c "${a}" "${b}" "Lz: mmap aligns to pages only")
+set(lz_mmap_blocks "${b}") # the anchor of the huge-page patch below
 
 # gc_tiny_fl.h: 8-byte granules on 64-bit targets instead of 16 (Note [Granules],
 # docs/notes/threaded-rts.md). The header is the library's and every client's, so the
@@ -384,22 +385,7 @@ set(a "# define ANY_INDEX 23")
 set(b "# define LZ_MAP_ALIGN ((size_t)2 << 20) /* Lz: a huge page */
 ${a}")
 lz_patch(include/private/gc_priv.h "${a}" "${b}" "LZ_MAP_ALIGN")
-set(a "    result = mmap(last_addr, bytes + HBLKSIZE - GC_page_size, (PROT_READ | PROT_WRITE)
-                                    | (GC_pages_executable ? PROT_EXEC : 0),
-                  GC_MMAP_FLAGS | OPT_MAP_ANON, zero_fd, 0/* offset */);
-#   undef IGNORE_PAGES_EXECUTABLE
-    /* Lz: mmap aligns to pages only; keep the HBLKSIZE-aligned part. */
-    if (result != MAP_FAILED && HBLKSIZE > GC_page_size) {
-      ptr_t lz_end = (ptr_t)result + bytes + HBLKSIZE - GC_page_size;
-      ptr_t lz_start = (ptr_t)(((word)result + HBLKSIZE - 1)
-                               & ~(word)(HBLKSIZE - 1));
-      if (lz_start != (ptr_t)result)
-        munmap(result, (size_t)(lz_start - (ptr_t)result));
-      if (lz_start + bytes != lz_end)
-        munmap(lz_start + bytes, (size_t)(lz_end - (lz_start + bytes)));
-      result = lz_start;
-    }
-")
+set(a "${lz_mmap_blocks}")
 set(b "    result = mmap(last_addr, bytes + LZ_MAP_ALIGN - GC_page_size, (PROT_READ | PROT_WRITE)
                                     | (GC_pages_executable ? PROT_EXEC : 0),
                   GC_MMAP_FLAGS | OPT_MAP_ANON, zero_fd, 0/* offset */);
