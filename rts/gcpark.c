@@ -27,8 +27,8 @@
 #if LZ_THREADED
 #include <gc/gc.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
+#include <linux/futex.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
 #include <time.h>
