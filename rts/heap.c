@@ -101,7 +101,17 @@ static void mark_object(char *obj, size_t bytes) {
   (void)bytes;
   GC_set_mark_bit(obj);
 }
-static void mark_run(char *from, char *to) { GC_lz_set_marks(from, to); }
+static void mark_run(char *from, char *to) {
+  /* GC_lz_set_marks writes the mark bytes of one block: a run across blocks would write
+     past them into other blocks' headers (see alloc_slow's stash path) */
+  if ((uintptr_t)from / LZ_HEAP_BLOCK_BYTES != (uintptr_t)(to - 1) / LZ_HEAP_BLOCK_BYTES) {
+    /* the world is stopped: no flushing (another thread may hold a handle's lock) */
+    dprintf(2, "%s: internal error: an allocation range %p..%p spans heap blocks\n",
+            lz_prog_name ? lz_prog_name : "lz", (void *)from, (void *)to);
+    _exit(3);
+  }
+  GC_lz_set_marks(from, to);
+}
 
 static void GC_CALLBACK mark_free_lists(void) {
   each_unallocated(mark_object, mark_run);
@@ -306,10 +316,17 @@ void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
   for (int i = LZ_STASH_BLOCKS - 1; i >= 0; i--)
     if (stash[i]) {
       LzWord b = stash[i];
+      /* A collection may stop this thread between any two of these stores, and marks the
+         bump range it then finds (mark_free_lists). The range must never pair the new
+         block's bump with the old block's lim: it would span other blocks, and marking it
+         overwrote their headers (a crash in 1 of ~250 recordings of minimax at -N4).
+         So lim is emptied first (the old range holds no object: bump == lim), and the
+         block stays in the stash entry, which is marked too, until the range is whole. */
+      cap->lim[granules] = 0;
+      atomic_signal_fence(memory_order_seq_cst);
       cap->bump[granules] = b + granules * LZ_GRANULE_BYTES;
+      atomic_signal_fence(memory_order_seq_cst);
       cap->lim[granules] = b + stash_block_end(granules);
-      /* a collection stopping this thread here sees the block either as the stash entry
-         or as the bump range (both are marked), never as neither */
       atomic_signal_fence(memory_order_seq_cst);
       stash[i] = 0;
       return unhide(b);
