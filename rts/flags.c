@@ -123,6 +123,10 @@ static int rts_option(const char *a, LzFlags *f, char *err, size_t errlen) {
   if (way) return fail(err, errlen, "the flag %s requires the program to be built with %s", a, way);
   if (!strcmp(a, "-?")) return 2;
   if (a[0] != '-') return fail(err, errlen, "unexpected RTS argument: %s", a);
+  if (!strcmp(a, "--internal-counters")) { /* GHC's flag: more counters in -s's output */
+    f->internal_counters = true;
+    return 0;
+  }
 #if LZ_THREADED
   if (!strcmp(a, "--lazy-blackholing")) { /* Note [Lazy blackholing] (threaded-rts.md) */
     f->lazy_bh = true;
@@ -291,6 +295,7 @@ static const char *const usage[] = {
     "  -qg        Mark with one thread (the same as -qn1)",
     "  --lazy-blackholing  Claim a thunk only when its thread stops (GHC's default),",
     "             not on entry: threads may evaluate one thunk twice (-s counts it)",
+    "  --internal-counters  With -s: how collections stopped the other capabilities",
     "",
 #else
     "  -C<secs>   Context-switch interval in seconds (default 0.02)",

@@ -253,6 +253,10 @@ LZ_FN(lz_eval) {
 uint32_t lz_yield_check(LzCap *cap) {
   SET_YIELD(cap, 0);
 #if LZ_THREADED
+  /* a collection raised the flag (Note [Parking for collections]): park, and go on as if
+   * it had not been raised, so that collections do not move the scheduler's stops (a
+   * tick's stop then waits for the next tick) */
+  if (lz_gc_park_safe_point(cap)) return 0;
   lz_sched_alone_check(cap);
   return lz_sched_yield_wanted(cap);
 #else

@@ -305,7 +305,7 @@ void lz_gc_init(void) {
  * filled them, whose core may still cache them. */
 void lz_gc_thread_owner(unsigned cap_no) { GC_lz_set_owner(cap_no); }
 
-void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
+static void *alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
   if (granules > LZ_FL_MAX || granules == 0) {
     void *p = GC_MALLOC(granules ? granules * LZ_GRANULE_BYTES : LZ_GRANULE_BYTES);
     if (!p) lz_heap_exhausted();
@@ -351,6 +351,15 @@ void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
   cap->fl[granules] = __atomic_load_n((void **)list, __ATOMIC_RELAXED);
   __atomic_store_n((void **)list, NULL, __ATOMIC_RELAXED);
   return list;
+}
+
+/* A collector about to stop the world does not wait for a capability in here to park
+ * (Note [Parking for collections]): it may be waiting for Boehm's lock. */
+void *lz_alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
+  __atomic_store_n(&cap->rest->in_boehm, 1, __ATOMIC_RELAXED);
+  void *p = alloc_slow(cap, sp, granules);
+  __atomic_store_n(&cap->rest->in_boehm, 0, __ATOMIC_RELAXED);
+  return p;
 }
 
 void *lz_alloc_words(LzCap *cap, size_t words) {

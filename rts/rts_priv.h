@@ -59,6 +59,11 @@ struct LzCapPriv {
   uint64_t dup_updates;   /* lazy blackholing: updates that found the thunk updated already */
   uint32_t slice_updates; /* -replay way: updates since the capability's last slice ended
                            * (RPL_YIELD: Note [Pre-emption in a loop], docs/notes/replay.md) */
+  /* threaded way, parking for collections (gcpark.c): the park word, Boehm's descriptor of
+   * the capability's OS thread, and whether it is inside Boehm (never at a heap check) */
+  _Atomic int gc_park;
+  void *gc_thread;
+  int in_boehm;
 };
 
 /* Before a system call that may wait (a read, a write to a pipe): a capability running
@@ -99,6 +104,11 @@ uint64_t lz_sched_alloc_bytes(void); /* over all capabilities                   
  * the program is stopping)? */
 bool lz_sched_yield_wanted(LzCap *cap);
 void lz_sched_alone_check(LzCap *cap); /* at a heap check: Note [Running alone] */
+/* gcpark.c: parking at safe points for a collection (Note [Parking for collections]) */
+void lz_gc_park_init(void);             /* with the capabilities made            */
+void lz_gc_park_thread(LzCap *cap);     /* on the capability's OS thread, at start */
+bool lz_gc_park_safe_point(LzCap *cap); /* at a heap check whose yield flag was set */
+void lz_gc_park_counters(uint64_t *stops, uint64_t *parked, uint64_t *signalled);
 /* Blackholes (blackhole.c): wake every thread waiting for `thunk` (just updated). */
 void lz_blackhole_wake(LzCap *cap, LzWord *thunk);
 extern const LzInfo lz_blackhole_waited_info; /* a BLACKHOLE someone waits for          */
@@ -136,6 +146,7 @@ typedef struct LzFlags {
   size_t spark_pool;         /* -e<n>: maximum outstanding local sparks (GHC: 4096)     */
   unsigned gc_threads;       /* -qn<n>: Boehm's marker threads (0: min(-N, cores)); -qg: 1 */
   bool lazy_bh;              /* --lazy-blackholing (threaded ways; Note [Lazy blackholing]) */
+  bool internal_counters;    /* --internal-counters: -s adds the runtime's own counters */
 } LzFlags;
 
 extern LzFlags lz_flags;

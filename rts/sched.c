@@ -419,6 +419,7 @@ static void *cap_main(void *arg) {
   LzCap *cap = arg;
   lz_current_cap = cap;
   lz_gc_thread_owner(cap->cap_no);
+  lz_gc_park_thread(cap);
   for (;;)
     run(cap, find_work(cap));
   return NULL;
@@ -539,6 +540,7 @@ void lz_sched_init(void) {
   if (!lz_caps || !pools) lz_heap_exhausted();
   for (unsigned i = 0; i < n; i++)
     lz_caps[i] = new_cap(i);
+  lz_gc_park_init();
 }
 
 _Noreturn void lz_sched_main(LzCap *cap0, LzWord *main_closure) {

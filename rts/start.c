@@ -90,7 +90,7 @@ static void eventlog_end(void) {
 _Noreturn void lz_exit(int status) {
   lz_stats_mut_end();
   uint64_t alloc = lz_main_cap ? lz_main_cap->alloc_bytes : 0;
-  char extra[512] = "";
+  char extra[1024] = "";
 #if LZ_THREADED
   if (lz_caps != &lz_main_cap) { /* the scheduler started */
     lz_sched_stop_others();
@@ -106,6 +106,17 @@ _Noreturn void lz_exit(int status) {
                     "\n  DUPLICATES: %llu thunk updates found the thunk updated already "
                     "(lazy blackholing)",
                     (unsigned long long)lz_lazy_dup_updates());
+    if (lz_flags.internal_counters) { /* Note [Parking for collections] */
+      uint64_t stops, parked, signalled;
+      lz_gc_park_counters(&stops, &parked, &signalled);
+      n += snprintf(extra + n, sizeof extra - (size_t)n,
+                    "\n\n  INTERNAL COUNTERS:\n"
+                    "    gc_stops      %10llu  (collections with other capabilities)\n"
+                    "    gc_parked     %10llu  (capabilities parked at a safe point)\n"
+                    "    gc_signalled  %10llu  (running capabilities Boehm signalled)",
+                    (unsigned long long)stops, (unsigned long long)parked,
+                    (unsigned long long)signalled);
+    }
     snprintf(extra + n, sizeof extra - (size_t)n, "\n\n");
   }
 #endif

@@ -5,7 +5,8 @@
 # (the mmap hint is not a root: Note [Stale registers]), 8-byte granules (Note [Granules]),
 # no clearing of unmarked blocks' marks (Note [Clearing marks]), emptied blocks kept for
 # their size and owner (Note [Recycled blocks]), mappings in advised huge pages (Note [Huge
-# pages]) and one more fix for 64 KB blocks (recycled scratch areas aligned to blocks).
+# pages]), one more fix for 64 KB blocks (recycled scratch areas aligned to blocks) and
+# capabilities parked at safe points instead of signalled (Note [Parking for collections]).
 #  - gc_priv.h accepts -DHBLKSIZE only up to 16384: add 65536 (LOG 16), the size the
 #    collector already uses on targets with 64 KB pages.
 #  - os_dep.c maps its heap with mmap and stops if the result is not block-aligned; Linux
@@ -471,3 +472,129 @@ set(b "static GC_word GC_lz_marker_ns; /* Lz: GC_lz_marker_cpu_ns */
 
 ${a}")
 lz_patch(pthread_support.c "${a}" "${b}" "static GC_word GC_lz_marker_ns")
+
+# Parking at safe points (Note [Parking for collections], docs/notes/threaded-rts.md): a
+# capability that reaches a heap check while another thread is about to collect saves its
+# registers and stack pointer (GC_lz_park) and waits; the collector, before it signals
+# anybody, marks each parked thread as blocked (GC_lz_set_blocked, with the allocation
+# lock held), so it neither signals nor waits for it, and after the world restarts it
+# unmarks and releases them. Unlike GC_do_blocking, the parking thread never takes the
+# lock, which the collector holds while it waits for it.
+set(a "/* Wrapper for functions that are likely to block for an appreciable    */
+/* length of time.                                                      */
+")
+set(b "/* Lz: the calling thread's descriptor, for GC_lz_park and  */
+/* GC_lz_set_blocked (the thread must be registered).        */
+static __thread GC_thread GC_lz_me; /* for GC_lock: GC_lz_lock_wait */
+
+GC_API void * GC_CALL GC_lz_thread_self(void)
+{
+    GC_thread me;
+    DCL_LOCK_STATE;
+
+    LOCK();
+    me = GC_lookup_thread(pthread_self());
+    UNLOCK();
+    GC_lz_me = me;
+    return me;
+}
+
+/* Lz: run fn(arg) with the callee-saved registers saved in this frame */
+/* and the stack pointer stored, as a signalled thread would have them  */
+/* (no getcontext: it makes a system call, and its buffer is only      */
+/* partly written, so stale words below the caller would be scanned).  */
+STATIC GC_ATTR_NOINLINE void GC_lz_saved_call(void (*fn)(void *), void *arg)
+{
+    __builtin_unwind_init();
+    AO_store_release((volatile AO_t *)&GC_lz_me->stop_info.stack_ptr,
+                     (AO_t)GC_approx_sp());
+    fn(arg);
+    GC_noop1((word)arg); /* not a tail call: this frame stays */
+}
+
+/* Lz: park at a safe point: wait(arg) publishes that this thread is   */
+/* parked and returns once the collector has released it.              */
+GC_API void GC_CALL GC_lz_park(void (GC_CALLBACK *wait)(void *), void *arg)
+{
+    if (GC_lz_me != NULL) GC_lz_saved_call(wait, arg);
+}
+
+/* Lz: the collector, holding the lock, before GC_stop_world signals   */
+/* (blocked: skip it, scan from its stored stack pointer) and after    */
+/* GC_start_world restarted the others.                                */
+GC_API void GC_CALL GC_lz_set_blocked(void *me, int blocked)
+{
+    GC_ASSERT(I_HOLD_LOCK());
+    ((GC_thread)me) -> thread_blocked = (unsigned char)(blocked != 0);
+}
+
+${a}")
+lz_patch(pthread_support.c "${a}" "${b}" "GC_lz_thread_self")
+set(a "  /* Make sure all free list construction has stopped before we start.  */
+")
+set(b "  if (GC_lz_before_stop) GC_lz_before_stop(); /* Lz: parking */
+
+${a}")
+lz_patch(pthread_stop_world.c "${a}" "${b}" "GC_lz_before_stop();")
+set(a "#   ifdef DEBUG_THREADS
+      GC_log_printf(\"World started\\n\");
+#   endif
+")
+set(b "    if (GC_lz_after_start) GC_lz_after_start(); /* Lz: parking */
+${a}")
+lz_patch(pthread_stop_world.c "${a}" "${b}" "GC_lz_after_start();")
+set(a "GC_INNER void GC_stop_world(void)
+{
+")
+set(b "/* Lz: parking at safe points (rts/sched.c) */
+GC_API void (*GC_lz_before_stop)(void) = 0;
+GC_API void (*GC_lz_after_start)(void) = 0;
+
+${a}")
+lz_patch(pthread_stop_world.c "${a}" "${b}" "GC_API void (*GC_lz_before_stop)(void) = 0;")
+
+# A thread that waits for the allocation lock is at a safe point too: with its registers
+# pushed and its stack pointer stored, GC_lock tells the runtime (GC_lz_lock_wait) that it
+# waits, and that it got the lock; a collector holding the lock meanwhile may mark it
+# blocked instead of signalling it (rts/gcpark.c). It runs no code that touches the heap
+# in between, and it gets the lock only after the collection ended.
+set(a "# ifndef NO_PTHREAD_TRYLOCK
+    GC_INNER void GC_lock(void)
+    {
+      if (1 == GC_nprocs || is_collecting()) {
+        pthread_mutex_lock(&GC_allocate_ml);
+      } else {
+        GC_generic_lock(&GC_allocate_ml);
+      }
+    }
+")
+set(b "# ifndef NO_PTHREAD_TRYLOCK
+    GC_API void (*GC_lz_lock_wait)(int) = 0; /* Lz: rts/gcpark.c */
+
+    STATIC void GC_lz_lock(void)
+    {
+      if (1 == GC_nprocs || is_collecting()) {
+        pthread_mutex_lock(&GC_allocate_ml);
+      } else {
+        GC_generic_lock(&GC_allocate_ml);
+      }
+    }
+
+    STATIC void GC_lz_lock_inner(void *arg GC_ATTR_UNUSED)
+    {
+      GC_lz_lock_wait(1);
+      GC_lz_lock();
+      GC_lz_lock_wait(0);
+    }
+
+    GC_INNER void GC_lock(void)
+    {
+      if (GC_lz_lock_wait != 0 && GC_lz_me != NULL
+          && !GC_lz_me -> thread_blocked) { /* Lz: not in GC_do_blocking */
+        GC_lz_saved_call(GC_lz_lock_inner, NULL);
+      } else {
+        GC_lz_lock();
+      }
+    }
+")
+lz_patch(pthread_support.c "${a}" "${b}" "GC_lz_lock_inner")
