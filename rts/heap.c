@@ -319,7 +319,7 @@ static void *alloc_slow(LzCap *cap, LzWord *sp, LzWord granules) {
       /* A collection may stop this thread between any two of these stores, and marks the
          bump range it then finds (mark_free_lists). The range must never pair the new
          block's bump with the old block's lim: it would span other blocks, and marking it
-         overwrote their headers (a crash in 1 of ~250 recordings of minimax at -N4).
+         overwrote their headers (1 in 30-130 recordings of minimax at -N4 crashed).
          So lim is emptied first (the old range holds no object: bump == lim), and the
          block stays in the stash entry, which is marked too, until the range is whole. */
       cap->lim[granules] = 0;
