@@ -82,26 +82,23 @@ if [ "$cores" -ge 2 ]; then
   # Note [Parking for collections]: the other capability parks (at a heap check or waiting
   # for Boehm's lock) rather than being signalled. How many collections it reaches in time
   # depends on the machine's load (5 of 24 with a load of 12 on 2 cores, 23 of 24 alone),
-  # so this asserts that parking happens at all (none without the hooks), in the best of 3.
-  best=-1
+  # so this asserts that parking happens at all (none without the hooks), in up to 3 runs.
   for attempt in 1 2 3; do
     out=$("$coins" 7 700 +RTS -N2 -s --internal-counters -RTS 2>"$WORK/coins.stderr")
     read -r stops parked signalled < <(awk '/gc_stops/ { s = $2 } /gc_parked/ { p = $2 }
         /gc_signalled/ { g = $2 } END { print s, p, g }' "$WORK/coins.stderr")
-    [ "$out" != 98698 ] && break
-    [ -n "${parked:-}" ] && [ "$parked" -gt "$best" ] && best=$parked best_of="$stops"
-    [ "$best" -gt 0 ] && break
+    [ "$out" != 98698 ] || [ "${parked:-0}" -gt 0 ] && break
   done
   if [ "$out" != 98698 ]; then
     echo "FAIL coins-n2: output '$out'"; fails=$((fails + 1))
   elif gc_time_ok coins-n2 "$WORK/coins.stderr" 2; then
     echo "ok   coins-n2: $gc_time"
   fi
-  if [ "$best" -le 0 ] || [ "${stops:-0}" -lt 10 ]; then
+  if [ "${parked:-0}" -le 0 ] || [ "${stops:-0}" -lt 10 ]; then
     echo "FAIL coins-n2-parked: stops ${stops:-?}, parked ${parked:-?}, signalled ${signalled:-?}"
     fails=$((fails + 1))
   else
-    echo "ok   coins-n2-parked: $best of $best_of stops parked (attempt $attempt)"
+    echo "ok   coins-n2-parked: $parked of $stops stops parked (attempt $attempt)"
   fi
 fi
 
