@@ -75,6 +75,9 @@ static inline void lz_sched_may_block(void) {}
 #endif
 
 LzThread *lz_thread_new(LzCap *cap, size_t words);
+/* Forget what a finished thread's stack held before it runs again (the spare spark
+ * thread): Note [Stale registers], "The spare spark thread". */
+void lz_thread_clear_stack(LzThread *t);
 void lz_cap_attach(LzCap *cap, LzThread *t); /* make t the running thread of cap */
 
 /* ---- the threaded way (sched.c, blackhole.c; Note [Threaded runtime] in

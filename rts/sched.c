@@ -265,7 +265,10 @@ static LzThread *find_work(LzCap *cap) {
     if (atomic_load(&shutting_down)) park_forever(cap);
     LzThread *t = rq_pop(cap);
     if (t) return t;
-    LzSpark sp;
+    /* zeroed: this frame sits where the last call's did, whose `sp` named the spark it
+       returned, and an idle capability sleeps in it (Note [Evaluated sparks at a
+       collection], "The taker's copy") */
+    LzSpark sp = {0};
     uint32_t from;
     prune_after_gc(cap);
     if (lz_spark_find(pools, lz_ncaps, cap->cap_no, &sp, &from)) {
@@ -408,7 +411,12 @@ static void run(LzCap *cap, LzThread *volatile t) {
   case LZ_STOP_DIED:
     if (s->why == LZ_STOP_FINISHED) lz_ev_stop_thread(cap->rest->ev, t->id, LZ_EV_STOP_FINISHED, 0);
     if (t->kind == LZ_THREAD_MAIN) lz_exit(0);
-    if (!s->spare) s->spare = t;
+    if (!s->spare) {
+      /* Note [Stale registers], "The spare spark thread" (docs/notes/threaded-rts.md) */
+      t->result = 0;
+      lz_thread_clear_stack(t);
+      s->spare = t;
+    }
     break;
   case LZ_STOP_YIELD: rq_push(cap, t); break;
   case LZ_STOP_BLOCKED: /* the thread belongs to the wait list now: do not touch it */ break;
@@ -545,6 +553,11 @@ void lz_sched_init(void) {
 
 _Noreturn void lz_sched_main(LzCap *cap0, LzWord *main_closure) {
   if (lz_eventlog_is_open() && lz_ev_on(LZ_EVC_SPARKS_FULL)) lz_spark_hook = spark_event;
+#if LZ_REPLAY /* the replay takes the recorded sparks, which must still be there */
+  lz_spark_pools_drop_evaluated = lz_replay_mode == LZ_RPL_OFF;
+#else
+  lz_spark_pools_drop_evaluated = true;
+#endif
   LzThread *main_thread = cap0->tso;
   main_thread->kind = LZ_THREAD_MAIN;
   main_thread->next = lz_apply_1; /* main realWorld# */

@@ -61,6 +61,29 @@ static inline void trace(uint32_t cap, LzSparkEvent ev, LzSparkId id, uint32_t v
 static LzSparkPool *all_pools;
 static GC_push_other_roots_proc next_push;
 
+bool lz_spark_pools_drop_evaluated;
+
+/* Stands in for a spark whose thunk was evaluated: tagged (so lz_spark_fizzled is true
+ * without reading it) and not a heap pointer (so it keeps nothing alive). */
+static const LzWord evaluated_stand_in;
+#define EVALUATED_SLOT ((LzWord)&evaluated_stand_in | 1)
+
+/* Note [Evaluated sparks at a collection] (docs/notes/sparks.md): with the world stopped,
+ * a slot of [t, b) whose thunk has been updated gets EVALUATED_SLOT, so its value is not
+ * kept alive by the pool; taking it later fizzles, as the thunk would have. Index b
+ * (a push or pop in flight) is left alone. Claimed thunks (BLACKHOLE) are kept: the
+ * claiming thread's update frame keeps them anyway. */
+static void drop_evaluated(LzSparkPool *p, int64_t t, int64_t b) {
+  for (int64_t k = t; k < b; k++) {
+    _Atomic(LzWord) *slot = &p->slots[k & p->mask].closure;
+    LzWord c = atomic_load_explicit(slot, RELAXED);
+    if (!c || LZ_TAG(c)) continue;
+    uint16_t type = ((const LzInfo *)*(const LzWord *)c)->type;
+    if (type == LZ_IND || type == LZ_CON || type == LZ_FUN || type == LZ_PAP || type == LZ_PRIM)
+      atomic_store_explicit(slot, EVALUATED_SLOT, RELAXED);
+  }
+}
+
 /* Boehm's push-other-roots hook, called while the world is stopped: the slots of indices
  * top..bottom *inclusive* of every pool. Index bottom covers the two windows in which a
  * spark is in a slot outside [top, bottom): the owner's pop between lowering bottom and
@@ -75,6 +98,7 @@ static void GC_CALLBACK mark_pools(void) {
     int64_t b = atomic_load_explicit(&p->bottom, RELAXED);
     int64_t n = b + 1 - t, cap = p->mask + 1;
     if (n <= 0) continue;
+    if (lz_spark_pools_drop_evaluated) drop_evaluated(p, b - t < cap ? t : b - cap, b);
     if (n >= cap) {
       GC_push_all((void *)p->slots, (void *)(p->slots + cap));
       continue;
@@ -283,6 +307,9 @@ static LzSparkResult take_live(LzSparkPool *me, LzSparkPool *victim, LzSpark *ou
     }
     me->counters.fizzled++;
     trace(me->cap_no, LZ_SPARK_EV_FIZZLE, out->id, 0);
+    /* `out` is the caller's: an idle capability sleeps with it in its frame, and Boehm
+     * scans that (Note [Evaluated sparks at a collection], "The taker's copy") */
+    out->closure = 0;
   }
 }
 

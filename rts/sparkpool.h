@@ -177,4 +177,9 @@ typedef enum LzSparkEvent {
 typedef void (*LzSparkHook)(uint32_t cap, LzSparkEvent ev, LzSparkId id, uint32_t victim);
 extern LzSparkHook lz_spark_hook;
 
+/* At each collection, stop keeping the values of evaluated sparks alive (Note [Evaluated
+ * sparks at a collection] in docs/notes/sparks.md). Set before the capabilities start;
+ * off while recording or replaying. */
+extern bool lz_spark_pools_drop_evaluated;
+
 #endif

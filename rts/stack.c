@@ -36,6 +36,18 @@ LzThread *lz_thread_new(LzCap *cap, size_t words) {
   return t;
 }
 
+void lz_thread_clear_stack(LzThread *t) {
+  /* Boehm scans the whole stack object, the dead frames below sp too. A stack that grew
+   * is dropped for a fresh one (zeroed by Boehm) rather than cleared word by word. */
+  if (t->stack_words > LZ_STACK_INIT_WORDS / 4) {
+    t->stack = new_stack(LZ_STACK_INIT_WORDS / 4);
+    t->stack_words = LZ_STACK_INIT_WORDS / 4;
+  } else
+    memset(t->stack, 0, t->stack_words * sizeof(LzWord));
+  t->sp = t->stack + t->stack_words - 1;
+  t->sp[0] = (LzWord)&lz_stop_frame_info;
+}
+
 void lz_cap_attach(LzCap *cap, LzThread *t) {
   cap->tso = t;
   cap->sp_lim = t->stack + LZ_STACK_RED;

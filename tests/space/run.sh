@@ -31,6 +31,16 @@
 #   nbody-threaded-N1       bench/nofib-mini/nbody, -threaded, 800 30 20 at -N1, 6 runs:
 #                           each in < 45 MB (the bump pointers once leaked the list of
 #                           `energy`: 60-70 MB in most runs; Note [Bump allocation])
+#   pool-evaluated-N1/-N2   pool_evaluated  -threaded, main sparks a list it folds: < 80 MB
+#                           (the pool, or at -N2 the frame of a capability that found the
+#                           spark fizzled, kept the list: 1.3 GB; Note [Evaluated sparks at
+#                           a collection])
+#   spark-value-N2          spark_value     -threaded, a spark evaluates the list's first
+#                           cell: < 80 MB, 4 runs (the finished spark thread kept it: 1.3
+#                           GB; Note [Stale registers], "The spare spark thread")
+#   queens-N2               bench/nofib-mini/queens, -threaded, 13 at -N2, 4 runs: each in
+#                           < 66 MB (49-59 MB; 71-85 MB while the spare spark thread kept
+#                           its last spark's value)
 #
 # A program is tests/space/<prog>.lz, or a path from the repository's root; the compiler
 # flags and the arguments are split at spaces; expected stdout "@file" is that file.
@@ -61,6 +71,10 @@ CASES=(
   "foldl-lazybh-N2|foldl_strict|-O2 -threaded|+RTS -N2 --lazy-blackholing -RTS|0|80|5000000050000000"
   "blocked-owner-N2|blocked_owner|-O1 -threaded|+RTS -N2 -RTS|0|100|800000020000003\n800000020000002|4"
   "coins-N2|bench/nofib-mini/coins/Main.lz|-O2 -threaded|7 700 +RTS -N2 -RTS|0|46|98698|4"
+  "pool-evaluated-N1|pool_evaluated|-O2 -threaded|+RTS -N1 -RTS|0|80|200000010000000"
+  "pool-evaluated-N2|pool_evaluated|-O2 -threaded|+RTS -N2 -RTS|0|80|200000010000000|4"
+  "spark-value-N2|spark_value|-O2 -threaded|+RTS -N2 -RTS|0|80|200000010000000|4"
+  "queens-N2|bench/nofib-mini/queens/Main.lz|-O2 -threaded|13 +RTS -N2 -RTS|0|66|73712|4"
   "nbody-threaded-N1|bench/nofib-mini/nbody/Main.lz|-O2 -threaded|800 30 20 +RTS -N1 -RTS|0|45|@bench/nofib-mini/nbody/nbody.fast.stdout|6"
 )
 # expected stderr of the overflow cases (PROG is the program's name), as GHC prints it

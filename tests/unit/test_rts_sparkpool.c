@@ -379,6 +379,66 @@ static void test_boehm_roots(void **state) {
   lz_spark_pool_free(p);
 }
 
+/* Note [Evaluated sparks at a collection]: with lz_spark_pools_drop_evaluated, a slot
+ * whose thunk was updated (IND) or is a value stops keeping it alive and fizzles when
+ * taken; thunks and blackholes are kept, and so is the order of the pool. */
+static const LzInfo ind_info = {.type = LZ_IND, .name = "IND"};
+
+static __attribute__((noinline)) void gc_push_mixed(LzSparkPool *p) {
+  static const LzInfo *const infos[4] = {&thunk_info, &ind_info, &con_info, &bh_info};
+  for (int i = 0; i < GC_OBJS; i++) {
+    LzWord *obj = GC_MALLOC(4 * sizeof(LzWord));
+    obj[0] = (LzWord)infos[i % 4];
+    links[i] = GC_HIDE_POINTER(obj);
+    GC_general_register_disappearing_link((void **)&links[i], obj);
+    assert_true(lz_spark_pool_push(p, (LzWord)obj, (LzSparkId)i + 1));
+  }
+}
+
+static void test_drop_evaluated(void **state) {
+  (void)state;
+  LzSparkPool *p = lz_spark_pool_new(0, GC_OBJS);
+  LzSparkPool *thief = lz_spark_pool_new(1, 16);
+  gc_push_mixed(p);
+  lz_spark_pools_drop_evaluated = true;
+  gc_alive();
+  lz_spark_pools_drop_evaluated = false;
+  int evaluated_alive = 0; /* the thunks and blackholes stay; IND, CON go (but for a
+                              stale word or two on the stack, as in test_boehm_roots) */
+  for (int i = 0; i < GC_OBJS; i++)
+    if (i % 4 == 0 || i % 4 == 3)
+      assert_true(links[i] != 0);
+    else
+      evaluated_alive += links[i] != 0;
+  assert_true(evaluated_alive < GC_OBJS / 20);
+  assert_int_equal(lz_spark_pool_size(p), GC_OBJS); /* no slot was taken out */
+  LzSpark s = {.closure = 1};
+  for (int i = 0; i < GC_OBJS; i++) { /* oldest first, ids in order */
+    assert_int_equal(lz_spark_pool_steal(p, &s), LZ_SPARK_OK);
+    assert_int_equal(s.id, (LzSparkId)i + 1);
+    assert_int_equal(lz_spark_fizzled(s.closure), i % 4 != 0);
+  }
+  for (int i = 0; i < GC_OBJS; i++) {
+    if (links[i]) GC_unregister_disappearing_link((void **)&links[i]);
+    links[i] = 0;
+  }
+  /* a taker that finds only fizzled sparks leaves none in the caller's copy, which an
+     idle capability would sleep with: "The taker's copy" of that Note) */
+  gc_push_mixed(p);
+  for (int i = 0; i < GC_OBJS; i += 4)
+    obj_set((Obj *)GC_REVEAL_POINTER(links[i]), &ind_info); /* the thunks are updated */
+  LzSparkPool *pools[2] = {thief, p};
+  uint32_t from = 9;
+  s.closure = 1;
+  assert_false(lz_spark_find(pools, 2, 0, &s, &from));
+  assert_int_equal(s.closure, 0);
+  assert_int_equal(lz_spark_pool_size(p), 0);
+  for (int i = 0; i < GC_OBJS; i++)
+    if (links[i]) GC_unregister_disappearing_link((void **)&links[i]);
+  lz_spark_pool_free(thief);
+  lz_spark_pool_free(p);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) /* a cmocka test filter, e.g. "test_prune" */
     cmocka_set_test_filter(argv[1]);
@@ -393,6 +453,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_prune),
       cmocka_unit_test(test_format),
       cmocka_unit_test(test_boehm_roots),
+      cmocka_unit_test(test_drop_evaluated),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
