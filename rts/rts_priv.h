@@ -18,8 +18,9 @@
 
 /* ---- threads and capabilities -------------------------------------------------------- */
 
-#define LZ_STACK_RED        32   /* words below sp_lim kept free for the runtime */
-#define LZ_STACK_INIT_WORDS 4096 /* initial stack: 32 KiB */
+#define LZ_STACK_RED         32   /* words below sp_lim kept free for the runtime */
+#define LZ_STACK_INIT_WORDS  4096 /* initial stack: 32 KiB */
+#define LZ_SPARK_STACK_WORDS (LZ_STACK_INIT_WORDS / 4) /* a spark thread's: 8 KiB */
 
 typedef enum LzThreadKind { LZ_THREAD_MAIN, LZ_THREAD_SPARK } LzThreadKind;
 

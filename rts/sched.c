@@ -187,7 +187,7 @@ static LzThread *spark_thread(LzCap *cap) {
   if (t) {
     S(cap)->spare = NULL;
   } else {
-    t = lz_thread_new(cap, LZ_STACK_INIT_WORDS / 4);
+    t = lz_thread_new(cap, LZ_SPARK_STACK_WORDS);
     t->kind = LZ_THREAD_SPARK;
     lz_ev_create_thread(cap->rest->ev, t->id);
   }

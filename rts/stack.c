@@ -23,15 +23,20 @@ static LzWord *new_stack(size_t words) {
   return s;
 }
 
+/* t's stack is `words` words at `stack`, holding just the stop frame. */
+static void give_stack(LzThread *t, LzWord *stack, size_t words) {
+  t->stack = stack;
+  t->stack_words = words;
+  t->sp = stack + words - 1;
+  t->sp[0] = (LzWord)&lz_stop_frame_info;
+}
+
 LzThread *lz_thread_new(LzCap *cap, size_t words) {
   (void)cap;
   if (words < 2 * LZ_STACK_RED) words = 2 * LZ_STACK_RED;
   LzThread *t = GC_MALLOC(sizeof(LzThread));
   if (!t) lz_heap_exhausted();
-  t->stack = new_stack(words);
-  t->stack_words = words;
-  t->sp = t->stack + words - 1;
-  t->sp[0] = (LzWord)&lz_stop_frame_info;
+  give_stack(t, new_stack(words), words);
   t->id = next_thread_id++;
   return t;
 }
@@ -39,13 +44,12 @@ LzThread *lz_thread_new(LzCap *cap, size_t words) {
 void lz_thread_clear_stack(LzThread *t) {
   /* Boehm scans the whole stack object, the dead frames below sp too. A stack that grew
    * is dropped for a fresh one (zeroed by Boehm) rather than cleared word by word. */
-  if (t->stack_words > LZ_STACK_INIT_WORDS / 4) {
-    t->stack = new_stack(LZ_STACK_INIT_WORDS / 4);
-    t->stack_words = LZ_STACK_INIT_WORDS / 4;
-  } else
+  if (t->stack_words > LZ_SPARK_STACK_WORDS) {
+    give_stack(t, new_stack(LZ_SPARK_STACK_WORDS), LZ_SPARK_STACK_WORDS);
+  } else {
     memset(t->stack, 0, t->stack_words * sizeof(LzWord));
-  t->sp = t->stack + t->stack_words - 1;
-  t->sp[0] = (LzWord)&lz_stop_frame_info;
+    give_stack(t, t->stack, t->stack_words);
+  }
 }
 
 void lz_cap_attach(LzCap *cap, LzThread *t) {

@@ -398,7 +398,7 @@ static __attribute__((noinline)) void gc_push_mixed(LzSparkPool *p) {
 static void test_drop_evaluated(void **state) {
   (void)state;
   LzSparkPool *p = lz_spark_pool_new(0, GC_OBJS);
-  LzSparkPool *thief = lz_spark_pool_new(1, 16);
+  LzSparkPool *mine = lz_spark_pool_new(1, 16); /* the taker's own pool: empty */
   gc_push_mixed(p);
   lz_spark_pools_drop_evaluated = true;
   gc_alive();
@@ -423,11 +423,11 @@ static void test_drop_evaluated(void **state) {
     links[i] = 0;
   }
   /* a taker that finds only fizzled sparks leaves none in the caller's copy, which an
-     idle capability would sleep with: "The taker's copy" of that Note) */
+     idle capability would sleep with ("The taker's copy" in that Note) */
   gc_push_mixed(p);
   for (int i = 0; i < GC_OBJS; i += 4)
     obj_set((Obj *)GC_REVEAL_POINTER(links[i]), &ind_info); /* the thunks are updated */
-  LzSparkPool *pools[2] = {thief, p};
+  LzSparkPool *pools[2] = {mine, p};
   uint32_t from = 9;
   s.closure = 1;
   assert_false(lz_spark_find(pools, 2, 0, &s, &from));
@@ -435,7 +435,7 @@ static void test_drop_evaluated(void **state) {
   assert_int_equal(lz_spark_pool_size(p), 0);
   for (int i = 0; i < GC_OBJS; i++)
     if (links[i]) GC_unregister_disappearing_link((void **)&links[i]);
-  lz_spark_pool_free(thief);
+  lz_spark_pool_free(mine);
   lz_spark_pool_free(p);
 }
 
