@@ -151,7 +151,11 @@ static void GC_CALLBACK park_wait(void *arg) {
    * of a collection already over): take the offer back unless it was accepted first */
   s = PARK_PARKED;
   if (!atomic_load(&gathering) && atomic_compare_exchange_strong(w, &s, PARK_RUNNING)) return;
-  while ((s = atomic_load(w)) != PARK_RUNNING)
+  /* Wait while the offer stands, not on CLOSED: the offer may have been accepted and
+   * released before this thread read `gathering`, and a later collection closed the word
+   * meanwhile; it signals this thread and its release stores RUNNING without a wake-up
+   * (Note [Parking for collections], "A decision not ours") */
+  while ((s = atomic_load(w)) == PARK_PARKED || s == PARK_ACCEPTED)
     futex_wait(w, s);
 }
 
