@@ -182,6 +182,17 @@ static void unless_still_own(CgFn *f, LLVMValueRef t, LLVMValueRef own) {
   LLVMPositionBuilderAtEnd(cg->b, fresh);
 }
 
+/* After a claim: thunk words 2 .. 1+n (the free variables, already loaded) = 0. Boehm
+ * scans a blackhole whole, so a thunk under evaluation kept everything its free variables
+ * reach until its update: `print (foldl' (+) 0 xs)` kept all of xs (1.3 GB where GHC,
+ * whose BLACKHOLE has only its owner, needs 4 MB). Only the thread that claimed it reads
+ * them, and it has; lazy blackholing never gets here (others may still load them). Note
+ * [Eager blackholing], "Free variables", in docs/notes/threaded-rts.md. */
+static void clear_free_vars(CgFn *f, LLVMValueRef t, int n) {
+  for (int i = 0; i < n; i++) /* volatile: LLVM would merge the stores into a memset call */
+    LLVMSetVolatile(cg_store(f, t, 8 * (2 + i), cg_word(f->cg, 0)), 1);
+}
+
 /* Claim the thunk `t` (whose info table is `info`) for this thread: eager blackholing.
  * The spare word keeps the thunk's own info table, from which the update learns its size
  * to clear the free variables. Vanilla: two plain stores. Threaded: the info word is
@@ -190,7 +201,7 @@ static void unless_still_own(CgFn *f, LLVMValueRef t, LLVMValueRef own) {
  * BLACKHOLE: it blocks until the update). The spare word is written only after winning:
  * before that it may already hold another thread's result. Note [Eager blackholing] in
  * docs/notes/threaded-rts.md. The -replay way: see above. */
-static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
+static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info, int nfvs) {
   Cg *cg = f->cg;
   if (cg->opts.replay) replay_claim_gate(f, t);
   LLVMValueRef own = cg_const_ptr_word(cg, info, 0),
@@ -198,6 +209,7 @@ static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
   if (!cg->opts.threaded) {
     cg_store(f, t, 8, own);
     cg_store(f, t, 0, bh);
+    clear_free_vars(f, t, nfvs);
     return;
   }
   /* +RTS --lazy-blackholing (cap->lazy_bh): no claim; Note [Lazy blackholing] */
@@ -230,6 +242,7 @@ static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
     unless_still_own(f, t, own);
     cg_store(f, t, 8, own);
     cg_store(f, t, 0, bh);
+    clear_free_vars(f, t, nfvs);
     LLVMBuildBr(cg->b, entered);
     LLVMPositionBuilderAtEnd(cg->b, atomic);
   }
@@ -245,6 +258,7 @@ static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info) {
     replay_claimed(f, t);
   else
     cg_store(f, t, 8, own);
+  clear_free_vars(f, t, nfvs);
   LLVMBuildBr(cg->b, entered);
   /* lazy: the free variables were loaded before this point; the thunk must still be
    * unevaluated after those loads (an update clears them), else lz_eval it (an IND: the
@@ -288,7 +302,7 @@ void cg_closure_body(Cg *cg, StgRhs *rhs) {
      * check after them is what keeps them valid (an update clears them) */
     LLVMValueRef ccs =
         cg->opts.prof && !rhs->var->global ? cg_load(f, r1, 8 * (2 + rhs->nfvs)) : NULL;
-    claim_thunk(f, r1, vi->info); /* eager blackholing, then the update frame */
+    claim_thunk(f, r1, vi->info, rhs->nfvs); /* eager blackholing, then the update frame */
     LLVMValueRef frame[2] = {cg_const_ptr_word(cg, cg->rt_update_frame_info, 0), r1};
     cg_push(f, frame, 2);
     if (cg->opts.prof) { /* the thunk's cost-centre stack (a CAF's: MAIN > CAF) */
@@ -441,7 +455,7 @@ void cg_ap_thunk_bodies(Cg *cg) {
     for (int i = 0; i < n; i++)
       a[i] = cg_load(f, t, 8 * (3 + i));
     LLVMValueRef ccs = cg->opts.prof ? cg_load(f, t, 8 * (3 + n)) : NULL; /* as above */
-    claim_thunk(f, t, cg->ap_thunk_info[n]);
+    claim_thunk(f, t, cg->ap_thunk_info[n], 1 + n); /* the function and its arguments */
     LLVMValueRef frame[2] = {cg_const_ptr_word(cg, cg->rt_update_frame_info, 0), t};
     cg_push(f, frame, 2);
     if (cg->opts.prof) cg_prof_enter_ccs(f, ccs);

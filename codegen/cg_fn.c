@@ -138,8 +138,8 @@ LLVMValueRef cg_load(CgFn *f, LLVMValueRef base, int64_t off) {
   return LLVMBuildLoad2(f->cg->b, f->cg->t_word, word_addr(f, base, off), "");
 }
 
-void cg_store(CgFn *f, LLVMValueRef base, int64_t off, LLVMValueRef val) {
-  LLVMBuildStore(f->cg->b, cg_to_word(f, val), word_addr(f, base, off));
+LLVMValueRef cg_store(CgFn *f, LLVMValueRef base, int64_t off, LLVMValueRef val) {
+  return LLVMBuildStore(f->cg->b, cg_to_word(f, val), word_addr(f, base, off));
 }
 
 LLVMValueRef cg_sp_slot(CgFn *f, int64_t i) {

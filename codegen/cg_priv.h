@@ -175,7 +175,7 @@ LLVMValueRef cg_atom(CgFn *f, const StgAtom *a);  /* i64 or double */
 LLVMValueRef cg_to_word(CgFn *f, LLVMValueRef v); /* double -> i64 bits; i64 unchanged */
 LLVMValueRef cg_from_word(CgFn *f, LLVMValueRef w, StgRep rep);
 LLVMValueRef cg_load(CgFn *f, LLVMValueRef base, int64_t byte_off); /* i64 at base+off */
-void cg_store(CgFn *f, LLVMValueRef base, int64_t byte_off, LLVMValueRef val);
+LLVMValueRef cg_store(CgFn *f, LLVMValueRef base, int64_t byte_off, LLVMValueRef val);
 LLVMValueRef cg_sp_slot(CgFn *f, int64_t i);       /* &sp[i] */
 void cg_stack_check(CgFn *f, int need);            /* words about to be pushed */
 void cg_push(CgFn *f, LLVMValueRef *words, int n); /* check, then sp -= n; sp[i] = words[i] */

@@ -14,6 +14,10 @@
 #   length-O0, length-O2    length_big      length [1..10^7] in < 50 MB
 #   foldl-O2                foldl_strict    foldl' (+) 0 [1..10^8] in < 32 MB (a false root
 #                           in Boehm's data once kept the list: Note [Stale registers])
+#   bh-fvs-O2, bh-fvs-N2    blackhole_fvs   a fold under evaluation whose free variable is
+#                           the list: < 50 MB, -threaded -N2 < 80 MB (the blackhole kept
+#                           its free variables: 1.3 GB; Note [Eager blackholing], "Free
+#                           variables")
 #   overflow-O0/-O2         stack_overflow  +RTS -K1m: GHC's message, exit 2
 #   foldl-lazybh-N2         foldl_strict    -threaded, +RTS -N2 --lazy-blackholing: < 80 MB
 #                           (37 MB usually; a rare spike at -N2 grows the heap: Note [Heap
@@ -66,11 +70,13 @@ CASES=(
   "length-O0|length_big|-O0||0|50|10000000"
   "length-O2|length_big|-O2||0|50|10000000"
   "foldl-O2|foldl_strict|-O2||0|32|5000000050000000"
+  "bh-fvs-O2|blackhole_fvs|-O2||0|50|3\n200000010000000"
   "overflow-O0|stack_overflow|-O0|+RTS -K1m -RTS|2|100|"
   "overflow-O2|stack_overflow|-O2|+RTS -K1m -RTS|2|100|"
   "foldl-lazybh-N2|foldl_strict|-O2 -threaded|+RTS -N2 --lazy-blackholing -RTS|0|80|5000000050000000"
   "blocked-owner-N2|blocked_owner|-O1 -threaded|+RTS -N2 -RTS|0|100|800000020000003\n800000020000002|4"
   "coins-N2|bench/nofib-mini/coins/Main.lz|-O2 -threaded|7 700 +RTS -N2 -RTS|0|46|98698|4"
+  "bh-fvs-N2|blackhole_fvs|-O2 -threaded|+RTS -N2 -RTS|0|80|3\n200000010000000"
   "pool-evaluated-N1|pool_evaluated|-O2 -threaded|+RTS -N1 -RTS|0|80|200000010000000"
   "pool-evaluated-N2|pool_evaluated|-O2 -threaded|+RTS -N2 -RTS|0|80|200000010000000|4"
   "spark-value-N2|spark_value|-O2 -threaded|+RTS -N2 -RTS|0|80|200000010000000|4"
