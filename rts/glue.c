@@ -57,9 +57,12 @@ static inline LzWord *stack_check(LzCap *cap, LzWord *sp, LzWord need) {
 
 /* Updating: the thunk's free variables are cleared first, since Boehm scans the whole
  * object and an IND that kept them would keep everything they reach alive (a chain of
- * evaluated counters, a list's head...). While blackholed, the spare word holds the
- * thunk's own info pointer (its size); code that still stores the owner (cap->tso) there
- * gets the size from Boehm instead. */
+ * evaluated counters, a list's head...). In the eager ways the claim has cleared them
+ * already (Note [Eager blackholing], "Free variables"); clearing here too keeps the update
+ * right for every entry (lazy blackholing, -prof's word, the replay's blackholes, code
+ * that does not clear) for a few stores to a line the claim wrote. While blackholed, the
+ * spare word holds the thunk's own info pointer (its size); code that still stores the
+ * owner (cap->tso) there gets the size from Boehm instead. */
 /* thunk[from..to] = 0. Volatile stores: a plain loop becomes a call to memset, which for
  * the usual one to three words cost more than the stores (1.9 % of sumeuler's run). */
 static inline void clear_words(LzWord *thunk, size_t from, size_t to) {
