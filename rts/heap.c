@@ -182,11 +182,10 @@ static void gmp_free(void *p, size_t n) {
  * GC_lz_marked_bytes: the sum the sweep's start makes anyway) and, if F times that is
  * well above the heap, asks for the difference (at most a doubling per step, and at most
  * 1 GiB more than the live data), which the next allocation slow path requests from
- * Boehm (expanding takes Boehm's lock, held here). The free space is per capability,
- * as GHC's -A: with N capabilities the heap may grow to (1 + (F-1) N) times the live data,
- * and the initial heap is -A times N (Note [Heap sizing], "Per capability"). */
+ * Boehm (expanding takes Boehm's lock, held here). The initial heap is -A times N, as
+ * GHC's -A is per capability; F is not (Note [Heap sizing], "F for the whole heap"). */
 enum { INITIAL_CAPS_MAX = 8 };
-static double heap_factor; /* 1 + (F-1) N, set by lz_gc_init; below 1: no sizing */
+static double heap_factor;                    /* -F, set by lz_gc_init; below 1: no sizing */
 #define HEAP_EXTRA_MAX (1024.0 * 1024 * 1024) /* free space beyond the live data: 1 GiB */
 static _Atomic size_t heap_want; /* grow the heap to this at the next slow path; 0: no */
 static size_t prev_live;         /* the last collection's live bytes (Boehm's lock) */
@@ -290,7 +289,7 @@ void lz_gc_init(void) {
   GC_allow_register_threads(); /* the threaded way registers its capability threads */
   if (lz_flags.max_heap_bytes) GC_set_max_heap_size(lz_flags.max_heap_bytes);
   unsigned caps = flag_caps();
-  heap_factor = lz_flags.heap_factor < 1 ? 0 : 1 + (lz_flags.heap_factor - 1) * caps;
+  heap_factor = lz_flags.heap_factor < 1 ? 0 : lz_flags.heap_factor;
   size_t heap = GC_get_heap_size(), want = lz_flags.initial_heap_bytes;
   if (!lz_flags.initial_heap_total) /* -A and the default are per capability, -H the total */
     want *= caps < INITIAL_CAPS_MAX ? caps : INITIAL_CAPS_MAX;

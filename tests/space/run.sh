@@ -43,8 +43,12 @@
 #                           cell: < 80 MB, 4 runs (the finished spark thread kept it: 1.3
 #                           GB; Note [Stale registers], "The spare spark thread")
 #   queens-N2               bench/nofib-mini/queens, -threaded, 13 at -N2, 4 runs: each in
-#                           < 66 MB (49-59 MB; 71-85 MB while the spare spark thread kept
-#                           its last spark's value)
+#                           < 48 MB (41-42 MB; 51-53 MB while -F was scaled by -N, 71-85 MB
+#                           while the spare spark thread kept its last spark's value)
+#   quicksort-N2            bench/nofib-mini/quicksort, -threaded, 100000 4 at -N2, 4 runs:
+#                           each in < 90 MB (61-69 MB; 110-131 MB while the heap could grow
+#                           to 1 + (F-1) N times the live data: Note [Heap sizing], "F for
+#                           the whole heap")
 #
 # A program is tests/space/<prog>.lz, or a path from the repository's root; the compiler
 # flags and the arguments are split at spaces; expected stdout "@file" is that file.
@@ -80,7 +84,8 @@ CASES=(
   "pool-evaluated-N1|pool_evaluated|-O2 -threaded|+RTS -N1 -RTS|0|80|200000010000000"
   "pool-evaluated-N2|pool_evaluated|-O2 -threaded|+RTS -N2 -RTS|0|80|200000010000000|4"
   "spark-value-N2|spark_value|-O2 -threaded|+RTS -N2 -RTS|0|80|200000010000000|4"
-  "queens-N2|bench/nofib-mini/queens/Main.lz|-O2 -threaded|13 +RTS -N2 -RTS|0|66|73712|4"
+  "queens-N2|bench/nofib-mini/queens/Main.lz|-O2 -threaded|13 +RTS -N2 -RTS|0|48|73712|4"
+  "quicksort-N2|bench/nofib-mini/quicksort/Main.lz|-O2 -threaded|100000 4 +RTS -N2 -RTS|0|90|@bench/nofib-mini/quicksort/quicksort.fast.stdout|4"
   "nbody-threaded-N1|bench/nofib-mini/nbody/Main.lz|-O2 -threaded|800 30 20 +RTS -N1 -RTS|0|45|@bench/nofib-mini/nbody/nbody.fast.stdout|6"
 )
 # expected stderr of the overflow cases (PROG is the program's name), as GHC prints it
