@@ -186,8 +186,9 @@ static void unless_still_own(CgFn *f, LLVMValueRef t, LLVMValueRef own) {
  * scans a blackhole whole, so a thunk under evaluation kept everything its free variables
  * reach until its update: `print (foldl' (+) 0 xs)` kept all of xs (1.3 GB where GHC,
  * whose BLACKHOLE has only its owner, needs 4 MB). Only the thread that claimed it reads
- * them, and it has; lazy blackholing never gets here (others may still load them). Note
- * [Eager blackholing], "Free variables", in docs/notes/threaded-rts.md. */
+ * them, and it has; lazy blackholing never gets here (others may still load them: the
+ * runtime clears them when it blackholes the thunk at a stop). Note [Eager blackholing],
+ * "Free variables", in docs/notes/threaded-rts.md. */
 static void clear_free_vars(CgFn *f, LLVMValueRef t, int n) {
   for (int i = 0; i < n; i++) /* volatile: LLVM would merge the stores into a memset call */
     LLVMSetVolatile(cg_store(f, t, 8 * (2 + i), cg_word(f->cg, 0)), 1);
@@ -261,8 +262,9 @@ static void claim_thunk(CgFn *f, LLVMValueRef t, LLVMValueRef info, int nfvs) {
   clear_free_vars(f, t, nfvs);
   LLVMBuildBr(cg->b, entered);
   /* lazy: the free variables were loaded before this point; the thunk must still be
-   * unevaluated after those loads (an update clears them), else lz_eval it (an IND: the
-   * value; a BLACKHOLE: block). The acquire fence keeps the loads before the check. */
+   * unevaluated after those loads (an update, or blackholing at a stop, clears them), else
+   * lz_eval it (an IND: the value; a BLACKHOLE: block). The acquire fence keeps the loads
+   * before the check. */
   LLVMPositionBuilderAtEnd(cg->b, lazyb);
   LLVMValueRef id = cg->opts.replay ? cg_load(f, t, 8) : NULL;
   LLVMBuildFence(cg->b, LLVMAtomicOrderingAcquire, 0, "");

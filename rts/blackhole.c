@@ -22,6 +22,7 @@
 
 #if LZ_THREADED
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "eventlog.h"
 #if LZ_REPLAY
@@ -176,8 +177,18 @@ void lz_lazy_blackhole_stack(LzCap *cap, LzThread *t, LzWord *sp) {
     if (lz_replaying) /* the entries that found it unevaluated come first */
       lz_replay_lazy_blackholing(cap, thunk);
 #endif
-    __atomic_compare_exchange_n(&thunk[0], &info, (LzWord)&lz_blackhole_info, false,
-                                __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+    if (!__atomic_compare_exchange_n(&thunk[0], &info, (LzWord)&lz_blackhole_info, false,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+      continue;
+    /* Boehm scans the blackhole whole: clear its free variables (and -prof's cost-centre
+     * word), as the update would, which this thread's code has loaded. A thread that
+     * entered the thunk and loads them now finds the info word changed after its loads
+     * (the fence pairs with the acquire fence in claim_thunk's lazy path) and re-enters
+     * it: Note [Lazy blackholing], "Free variables" */
+    atomic_thread_fence(memory_order_release);
+    volatile LzWord *w = thunk;
+    for (size_t i = 2; i <= ((const LzInfo *)info)->size; i++)
+      w[i] = 0;
   }
 }
 

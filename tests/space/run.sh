@@ -18,6 +18,10 @@
 #                           the list: < 50 MB, -threaded -N2 < 80 MB (the blackhole kept
 #                           its free variables: 1.3 GB; Note [Eager blackholing], "Free
 #                           variables")
+#   bh-fvs-lazy-N2          blackhole_fvs   the same at -N2 with --lazy-blackholing: < 120 MB
+#                           (76-82 MB: the list grows until the first tick stops the thread and
+#                           blackholes the fold's thunk; 1.6 GB while blackholing at a stop
+#                           kept the free variables: Note [Lazy blackholing], "Free variables")
 #   overflow-O0/-O2         stack_overflow  +RTS -K1m: GHC's message, exit 2
 #   foldl-lazybh-N2         foldl_strict    -threaded, +RTS -N2 --lazy-blackholing: < 80 MB
 #                           (37 MB usually; a rare spike at -N2 grows the heap: Note [Heap
@@ -81,6 +85,7 @@ CASES=(
   "blocked-owner-N2|blocked_owner|-O1 -threaded|+RTS -N2 -RTS|0|100|800000020000003\n800000020000002|4"
   "coins-N2|bench/nofib-mini/coins/Main.lz|-O2 -threaded|7 700 +RTS -N2 -RTS|0|46|98698|4"
   "bh-fvs-N2|blackhole_fvs|-O2 -threaded|+RTS -N2 -RTS|0|80|3\n200000010000000"
+  "bh-fvs-lazy-N2|blackhole_fvs|-O2 -threaded|+RTS -N2 --lazy-blackholing -RTS|0|120|3\n200000010000000"
   "pool-evaluated-N1|pool_evaluated|-O2 -threaded|+RTS -N1 -RTS|0|80|200000010000000"
   "pool-evaluated-N2|pool_evaluated|-O2 -threaded|+RTS -N2 -RTS|0|80|200000010000000|4"
   "spark-value-N2|spark_value|-O2 -threaded|+RTS -N2 -RTS|0|80|200000010000000|4"
