@@ -186,9 +186,7 @@ void lz_lazy_blackhole_stack(LzCap *cap, LzThread *t, LzWord *sp) {
      * (the fence pairs with the acquire fence in claim_thunk's lazy path) and re-enters
      * it: Note [Lazy blackholing], "Free variables" */
     atomic_thread_fence(memory_order_release);
-    volatile LzWord *w = thunk;
-    for (size_t i = 2; i <= ((const LzInfo *)info)->size; i++)
-      w[i] = 0;
+    lz_clear_words(thunk, 2, ((const LzInfo *)info)->size);
   }
 }
 

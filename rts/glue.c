@@ -63,14 +63,6 @@ static inline LzWord *stack_check(LzCap *cap, LzWord *sp, LzWord need) {
  * that does not clear) for a few stores to a line the claim wrote. While blackholed, the
  * spare word holds the thunk's own info pointer (its size); code that still stores the
  * owner (cap->tso) there gets the size from Boehm instead. */
-/* thunk[from..to] = 0. Volatile stores: a plain loop becomes a call to memset, which for
- * the usual one to three words cost more than the stores (1.9 % of sumeuler's run). */
-static inline void clear_words(LzWord *thunk, size_t from, size_t to) {
-  volatile LzWord *w = thunk;
-  for (size_t i = from; i <= to; i++)
-    w[i] = 0;
-}
-
 /* The words after the info pointer of a claimed thunk: from its own info table, kept in
  * the spare word (-replay: from the thunk id there), else Boehm's size of the object, else
  * 0 (a static CAF whose spare word holds the owner). thunk[2 .. this] are its free
@@ -104,11 +96,11 @@ static LzWord write_result(LzCap *cap, LzWord *thunk, LzWord r1) {
     volatile LzWord *w = thunk; /* a few words: stores, not a call to memcpy */
     for (size_t i = 1; i <= vi->size; i++)
       w[i] = v[i];
-    clear_words(thunk, vi->size + 1, size);
+    lz_clear_words(thunk, vi->size + 1, size);
     return (LzWord)vi;
   }
 #endif
-  clear_words(thunk, 2, size);
+  lz_clear_words(thunk, 2, size);
   thunk[1] = r1;
   return (LzWord)&lz_ind_info;
 }
@@ -131,9 +123,9 @@ static LzWord lazy_update(LzCap *cap, LzWord *thunk, LzWord r1) {
 #endif
   const LzInfo *info = (const LzInfo *)old;
   if (info->type == LZ_THUNK) /* nobody blackholed it: its own info table has the size */
-    clear_words(thunk, 2, info->size);
+    lz_clear_words(thunk, 2, info->size);
   else /* blackholed at a stop: the spare word is still the allocation's (0 or an id) */
-    clear_words(thunk, 2, thunk_words(cap, thunk));
+    lz_clear_words(thunk, 2, thunk_words(cap, thunk));
   thunk[1] = r1;
   __atomic_store_n(&thunk[0], (LzWord)&lz_ind_info, __ATOMIC_RELEASE);
   if (old == (LzWord)&lz_blackhole_waited_info) {

@@ -194,6 +194,14 @@ char *lz_gc_strdup(const char *s); /* atomic GC copy (an Addr# result) */
 /* Could p be a closure? Non-zero, 8-aligned, in Boehm's heap or the executable's data (a
  * CAF). For conservative stack walks and checks of addresses that may be stale. */
 bool lz_plausible_closure(LzWord p);
+/* thunk[from..to] = 0: a thunk's free variables, when it is updated or blackholed. Volatile
+ * stores: a plain loop becomes a call to memset, which for the usual one to three words
+ * cost more than the stores (1.9 % of sumeuler's run). */
+static inline void lz_clear_words(LzWord *thunk, size_t from, size_t to) {
+  volatile LzWord *w = thunk;
+  for (size_t i = from; i <= to; i++)
+    w[i] = 0;
+}
 /* Is obj (an object of `bytes` bytes) one that a capability has not yet handed out from
  * its fresh block (Note [Bump allocation], rts/heap.c)? Marked, but stale: not a closure.
  * For heap walks with the world stopped. */
