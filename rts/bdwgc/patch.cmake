@@ -6,7 +6,8 @@
 # no clearing of unmarked blocks' marks (Note [Clearing marks]), emptied blocks kept for
 # their size and owner (Note [Recycled blocks]), mappings in advised huge pages (Note [Huge
 # pages]), one more fix for 64 KB blocks (recycled scratch areas aligned to blocks) and
-# capabilities parked at safe points instead of signalled (Note [Parking for collections]).
+# capabilities parked at safe points instead of signalled (Note [Parking for collections])
+# and signalled threads scanned without the kernel's signal frame (Note [Signal frames]).
 #  - gc_priv.h accepts -DHBLKSIZE only up to 16384: add 65536 (LOG 16), the size the
 #    collector already uses on targets with 64 KB pages.
 #  - os_dep.c maps its heap with mmap and stops if the result is not block-aligned; Linux
@@ -598,3 +599,112 @@ set(b "# ifndef NO_PTHREAD_TRYLOCK
     }
 ")
 lz_patch(pthread_support.c "${a}" "${b}" "GC_lz_lock_inner")
+
+# A thread stopped by the suspend signal is scanned from where the signal interrupted it
+# (less the 128-byte red zone), and its registers from a clean copy of the signal context,
+# instead of from the handler's frame up: the kernel's signal frame in between is only
+# partly written (the padding after uc_stack.ss_flags, the FP area's unused components,
+# the high half of the word that ends with the 4-byte FP_XSTATE_MAGIC2), and its stale
+# halves can form the address of a heap object. The copy sits in the handler's frame below
+# a traced stack section whose saved pointer is the interrupted sp, so GC_push_all_stacks
+# scans the copy, skips the signal frame and goes on from there (Note [Signal frames]).
+set(a "STATIC void GC_suspend_handler_inner(ptr_t dummy GC_ATTR_UNUSED,
+                                     void * context GC_ATTR_UNUSED)
+{
+  pthread_t self = pthread_self();
+  GC_thread me;
+")
+set(b "#if defined(__x86_64__) && defined(__linux__)
+# include <cpuid.h>
+# include <ucontext.h>
+# define LZ_SIG_WORDS 320 /* 23 registers, 16 XMM, AVX and AVX-512 upper parts: 287 */
+  struct lz_sig_copy {
+    word regs[LZ_SIG_WORDS];
+    struct GC_traced_stack_sect_s sect; /* above regs: the scan skips from here */
+  };
+  /* XSAVE components 2 (AVX), 5-7 (AVX-512): offset and size in the standard format */
+  static unsigned lz_xs_off[8], lz_xs_size[8];
+  static volatile AO_t lz_xs_known;
+
+  static void lz_xs_init(void)
+  {
+    unsigned i, a, b, c, d;
+
+    for (i = 2; i < 8; i++)
+      if ((i == 2 || i >= 5) && __get_cpuid_count(0xd, i, &a, &b, &c, &d)) {
+        lz_xs_size[i] = a;
+        lz_xs_off[i] = b;
+      }
+    AO_store_release(&lz_xs_known, 1);
+  }
+
+  /* Copy what the interrupted code may hold in registers into s, and make */
+  /* the scan of me's stack skip the signal frame. 0: context unusable.    */
+  static int lz_sig_scan(GC_thread me, void *context, struct lz_sig_copy *s)
+  {
+    ucontext_t *uc = (ucontext_t *)context;
+    const unsigned char *fp;
+    unsigned n = NGREG, i;
+
+    if (NULL == uc) return 0;
+    memset(s->regs, 0, sizeof(s->regs));
+    memcpy(s->regs, uc->uc_mcontext.gregs, NGREG * sizeof(word));
+    fp = (const unsigned char *)uc->uc_mcontext.fpregs;
+    if (fp != NULL) {
+      unsigned long long bv = 2; /* FXSAVE format: the XMM registers only */
+      unsigned magic1, xsize = 512;
+
+      memcpy(&magic1, fp + 464, 4); /* struct _fpx_sw_bytes */
+      if (0x46505853U == magic1) { /* FP_XSTATE_MAGIC1: an XSAVE area */
+        memcpy(&xsize, fp + 480, 4);
+        memcpy(&bv, fp + 512, 8); /* XSTATE_BV: the components written */
+        if (!AO_load_acquire(&lz_xs_known)) lz_xs_init();
+      }
+      if (bv & 2) memcpy(s->regs + n, fp + 160, 256); /* XMM0-15 */
+      n += 32;
+      for (i = 2; i < 8; i++) {
+        unsigned words = lz_xs_size[i] / sizeof(word);
+
+        if ((bv >> i & 1) && lz_xs_size[i] != 0
+            && lz_xs_off[i] + lz_xs_size[i] <= xsize
+            && n + words <= LZ_SIG_WORDS) {
+          memcpy(s->regs + n, fp + lz_xs_off[i], lz_xs_size[i]);
+          n += words;
+        }
+      }
+    }
+    s->sect.saved_stack_ptr = (ptr_t)uc->uc_mcontext.gregs[REG_RSP] - 128;
+    s->sect.prev = me->traced_stack_sect;
+    me->traced_stack_sect = &s->sect;
+    ao_store_async((volatile AO_t *)&me->stop_info.stack_ptr, (AO_t)s->regs);
+    return 1;
+  }
+# define LZ_SIG_DECL struct lz_sig_copy lz_sig; int lz_sig_on = 0;
+# define LZ_SIG_STORE(me) \\
+    if (!(lz_sig_on = lz_sig_scan(me, context, &lz_sig))) GC_store_stack_ptr(me)
+# define LZ_SIG_DONE(me) \\
+    if (lz_sig_on) (me)->traced_stack_sect = lz_sig.sect.prev
+#else
+# define LZ_SIG_DECL
+# define LZ_SIG_STORE(me) GC_store_stack_ptr(me)
+# define LZ_SIG_DONE(me) (void)0
+#endif
+
+${a}  LZ_SIG_DECL /* Lz: signal frames */
+")
+lz_patch(pthread_stop_world.c "${a}" "${b}" "LZ_SIG_DECL /* Lz: signal frames */")
+set(a "  GC_store_stack_ptr(me);
+# ifdef E2K
+    GC_ASSERT(NULL == me -> backing_store_end);
+    GET_PROCEDURE_STACK_LOCAL(&bs_lo, &stack_size);")
+set(b "  LZ_SIG_STORE(me); /* Lz */
+# ifdef E2K
+    GC_ASSERT(NULL == me -> backing_store_end);
+    GET_PROCEDURE_STACK_LOCAL(&bs_lo, &stack_size);")
+lz_patch(pthread_stop_world.c "${a}" "${b}" "LZ_SIG_STORE(me); /* Lz */")
+set(a "# ifdef DEBUG_THREADS
+    GC_log_printf(\"Continuing %p\\n\", (void *)self);
+# endif")
+set(b "  LZ_SIG_DONE(me); /* Lz */
+${a}")
+lz_patch(pthread_stop_world.c "${a}" "${b}" "LZ_SIG_DONE(me); /* Lz */")
