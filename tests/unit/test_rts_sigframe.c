@@ -67,7 +67,7 @@ static void *spinner(void *arg) {
   wipe_registers();
   atomic_store(&ready, 1);
   while (!atomic_load_explicit(&stop, memory_order_relaxed))
-    __asm__ volatile("pause"); /* no call: the signal lands right below this frame */
+    ; /* no call: the signal lands right below this frame */
   return NULL;
 }
 
@@ -89,6 +89,9 @@ static void *link_word; /* hidden; Boehm zeroes it when the object is collected 
 
 static void test_signal_frame_not_scanned(void **state) {
   (void)state;
+#if !(defined(__x86_64__) && defined(__linux__))
+  skip(); /* the patch reads x86-64 Linux's signal context; elsewhere Boehm is unchanged */
+#endif
   make_target(&link_word);
   pthread_t t;
   assert_int_equal(pthread_create(&t, NULL, spinner, NULL), 0); /* GC_pthread_create */
