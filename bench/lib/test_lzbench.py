@@ -293,6 +293,23 @@ class CoreSpeedTest(unittest.TestCase):
         self.assertEqual(len(lines), 1)
         self.assertIn("p lzc -N2 is 2.50 times faster than -N1", lines[0])
 
+    def test_speedup_of_medians_and_of_fastest_runs(self):
+        from lzbench.measure import BuildResult, RunResult
+        from lzbench.runner import ProgramResult, Series
+        from lzbench.suite import Program
+
+        r = ProgramResult(Program("p", "/p/Main.lz", False))
+        r.builds["lzc"] = BuildResult("/p/exe")
+        r.series[("lzc", 1)] = Series([RunResult(t) for t in (1.0, 1.1, 1.2)])
+        r.series[("lzc", 2)] = Series([RunResult(t) for t in (0.5, 0.6, 0.7)])
+        cols = [report.speedup_col("lzc", "lzc speedup -N{n}", 1),
+                report.speedup_col("lzc", "lzc fastest -N{n}", 1, "speedup_fastest",
+                                   fastest=True)]
+        tables = report.make_tables([r], cols, [1, 2])
+        self.assertEqual([t.title for t in tables], ["speedup", "speedup_fastest"])
+        self.assertEqual(tables[0].rows[0][1].text, "1.83")  # 1.1 / 0.6
+        self.assertEqual(tables[1].rows[0][1].text, "2.00")  # 1.0 / 0.5
+
     def test_measures_every_allowed_core(self):
         speeds = measure.core_speeds(loops=1000, tries=1)
         if speeds:

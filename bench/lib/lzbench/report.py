@@ -109,14 +109,16 @@ def ratio_col(num: str, den: str, header: str, group: str = "time", per_n: str =
     return Column(header, cell, per_n, summary, group)
 
 
-def speedup_col(label: str, header: str, base_n: Optional[int], group: str = "speedup") -> Column:
-    """T(base N) / T(N): how much faster more capabilities make one configuration."""
+def speedup_col(label: str, header: str, base_n: Optional[int], group: str = "speedup",
+                fastest: bool = False) -> Column:
+    """T(base N) / T(N): how much faster more capabilities make one configuration; of the
+    median runs, or of the fastest ones (`fastest`: the runs the host disturbed least)."""
     def cell(res, n):
         a, b = res.get(label, base_n), res.get(label, n)
         if a is None or b is None:
             bad = fail_cell(res, label, n) or fail_cell(res, label, base_n)
             return bad or Cell("-")
-        sp = a.median() / b.median()
+        sp = a.min() / b.min() if fastest else a.median() / b.median()
         return Cell("%.2f" % sp, sp)
     return Column(header, cell, "rest", "geomean", group)
 
@@ -249,6 +251,8 @@ def make_tables(results: List[ProgramResult], columns: List[Column],
 GROUP_TITLES = {
     "time": "Elapsed time, seconds: median (min–max) of the runs; ratio of medians",
     "speedup": "Speedup over the first -N (median elapsed time)",
+    "speedup_fastest": "Speedup over the first -N, fastest run at each -N (the runs the host "
+                       "disturbed least; targets use the medians above)",
     "memory": "Allocation and maximum residency (median of the runs)",
     "cpu": "CPU time (user + system), seconds, median of the runs",
     "build": "Build",
