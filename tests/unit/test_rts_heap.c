@@ -21,6 +21,8 @@
 
 static LzCap *cap;
 static LzWord root; /* a static root, like a CAF in the data segment */
+/* An initialised one (.data, where compiled code's CAFs are; `root` is in .bss). */
+static LzWord data_root[2] = {(LzWord)&lz_update_frame_info, 0};
 
 /* A chain of `n` objects of `words` words; each holds its index in word 0 (where an info
  * pointer would be) and the next object (tagged with `tag`) in its LAST word; the other
@@ -60,6 +62,20 @@ static void test_last_word_scanned(void **state) {
     assert_int_equal(check_chain(root, 100000, words), 100000);
   }
   root = 0;
+}
+
+/* Note [Static roots]: the executable's data and bss are registered by hand (Boehm's
+ * search of every loaded object is off), so a root in either must still be found. */
+static void test_data_root(void **state) {
+  (void)state;
+  assert_int_equal(GC_get_no_dls(), 1);
+  data_root[1] = make_chain(50000, 3, 1);
+  for (int k = 0; k < 3; k++) {
+    GC_gcollect();
+    make_chain(50000, 3, 0);
+  }
+  assert_int_equal(check_chain(data_root[1], 50000, 3), 50000);
+  data_root[1] = 0;
 }
 
 static void test_stack_root(void **state) {
@@ -251,6 +267,7 @@ int main(void) {
       cmocka_unit_test(test_emptied_blocks_go_home),
       cmocka_unit_test(test_arrays),
       cmocka_unit_test(test_mark_stack_grows),
+      cmocka_unit_test(test_data_root), /* last: its garbage would disturb the block tests */
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
